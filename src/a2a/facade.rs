@@ -1,0 +1,493 @@
+//! [`A2aLocalFacade`]: routes A2A requests to the services it was given.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::error::{A2aError, A2aNotAvailableError, A2aOperationNotFoundError};
+use super::events::{A2aEventQueue, EventFilter, TASK_STATUS_UPDATE};
+use super::methods::Method;
+use super::models::{A2aEvent, A2aRequest, A2aResponse};
+use super::params::{self, Params};
+use super::wire::{self, HandlerResult, WireLimits};
+use crate::clock::{Clock, SystemClock};
+use crate::context::{ContextScope, ContextService};
+use crate::diagnostics::{CheckStatus, Diagnostics};
+use crate::plan::{PlanLifecycle, PlanStatus};
+use crate::registry::{Registry, RegistryFilter, RegistryKind};
+use crate::session::{CreateSession, SessionService};
+use crate::sync::SyncService;
+
+/// The services a facade routes to; every one is optional.
+#[derive(Debug, Clone, Default)]
+struct Services {
+    sessions: Option<Arc<dyn SessionService>>,
+    plans: Option<Arc<dyn PlanLifecycle>>,
+    registries: [Option<Arc<dyn Registry>>; 6],
+    context: Option<Arc<dyn ContextService>>,
+    diagnostics: Option<Arc<dyn Diagnostics>>,
+    sync: Option<Arc<dyn SyncService>>,
+    events: Option<A2aEventQueue>,
+}
+
+fn registry_slot(kind: RegistryKind) -> usize {
+    match kind {
+        RegistryKind::Tool => 0,
+        RegistryKind::Resource => 1,
+        RegistryKind::Actor => 2,
+        RegistryKind::Skill => 3,
+        RegistryKind::Action => 4,
+        RegistryKind::Project => 5,
+    }
+}
+
+/// Builds an [`A2aLocalFacade`]; every service is optional.
+#[derive(Debug, Default)]
+#[must_use]
+pub struct A2aLocalFacadeBuilder {
+    services: Services,
+    limits: WireLimits,
+    clock: Option<Arc<dyn Clock>>,
+}
+
+impl A2aLocalFacadeBuilder {
+    /// Wires the session service.
+    pub fn session_service(mut self, service: Arc<dyn SessionService>) -> Self {
+        self.services.sessions = Some(service);
+        self
+    }
+
+    /// Wires the plan lifecycle service.
+    pub fn plan_lifecycle_service(mut self, service: Arc<dyn PlanLifecycle>) -> Self {
+        self.services.plans = Some(service);
+        self
+    }
+
+    /// Wires the registry of `kind`.
+    pub fn registry(mut self, kind: RegistryKind, registry: Arc<dyn Registry>) -> Self {
+        if let Some(slot) = self.services.registries.get_mut(registry_slot(kind)) {
+            *slot = Some(registry);
+        }
+        self
+    }
+
+    /// Wires the context service.
+    pub fn context_service(mut self, service: Arc<dyn ContextService>) -> Self {
+        self.services.context = Some(service);
+        self
+    }
+
+    /// Wires the diagnostics service.
+    pub fn diagnostics_service(mut self, service: Arc<dyn Diagnostics>) -> Self {
+        self.services.diagnostics = Some(service);
+        self
+    }
+
+    /// Wires the sync and namespace service.
+    pub fn sync_service(mut self, service: Arc<dyn SyncService>) -> Self {
+        self.services.sync = Some(service);
+        self
+    }
+
+    /// Wires the event queue (plan transitions are published to it).
+    pub fn event_queue(mut self, queue: A2aEventQueue) -> Self {
+        self.services.events = Some(queue);
+        self
+    }
+
+    /// Sets the wire limits (defaults: 4 MiB, depth 64, batches of 1,000).
+    pub fn limits(mut self, limits: WireLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the clock used to stamp events (default: the system clock).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Builds the facade.
+    #[must_use]
+    pub fn build(self) -> A2aLocalFacade {
+        A2aLocalFacade {
+            inner: Arc::new(Inner {
+                services: self.services,
+                limits: self.limits,
+                clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
+            }),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Inner {
+    services: Services,
+    limits: WireLimits,
+    clock: Arc<dyn Clock>,
+}
+
+/// The A2A entry point in local mode: routes JSON-RPC 2.0 requests to the
+/// services it was built with. A cheap `Clone` handle, `Send + Sync`.
+///
+/// Missing services never crash it: list methods answer empty lists,
+/// `_cleveragents/health/check` reports what is wired, and every other method
+/// answers -32004 with `data.service` naming what is missing.
+///
+/// ```
+/// use cleveragents::{A2aLocalFacade, A2aRequest};
+/// use serde_json::json;
+///
+/// let facade = A2aLocalFacade::in_memory();
+/// let created = facade.dispatch(&A2aRequest::new("session.create", json!({"actor_name": "openai/gpt-4o"}))?);
+/// assert_eq!(created.result().unwrap()["status"], "created");
+///
+/// let reply = facade
+///     .dispatch_json(br#"{"jsonrpc":"2.0","id":7,"method":"_cleveragents/plan/use","params":{"action_name":"refactor-auth"}}"#)
+///     .expect("a request with an id gets a reply");
+/// let reply: serde_json::Value = serde_json::from_slice(&reply)?;
+/// assert_eq!(reply["id"], 7);
+/// assert_eq!(reply["result"]["phase"], "strategize");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct A2aLocalFacade {
+    inner: Arc<Inner>,
+}
+
+impl A2aLocalFacade {
+    /// A builder with nothing wired.
+    pub fn builder() -> A2aLocalFacadeBuilder {
+        A2aLocalFacadeBuilder::default()
+    }
+
+    /// A facade over fresh in-memory implementations of every service.
+    #[must_use]
+    pub fn in_memory() -> Self {
+        Self::in_memory_with_clock(Arc::new(SystemClock))
+    }
+
+    /// As [`in_memory`](Self::in_memory), with every service stamping time from `clock`.
+    #[must_use]
+    pub fn in_memory_with_clock(clock: Arc<dyn Clock>) -> Self {
+        let mut builder = Self::builder()
+            .session_service(Arc::new(crate::InMemorySessionService::with_clock(Arc::clone(&clock))))
+            .plan_lifecycle_service(Arc::new(crate::InMemoryPlanLifecycle::with_clock(Arc::clone(&clock))))
+            .context_service(Arc::new(crate::InMemoryContextService::new()))
+            .diagnostics_service(Arc::new(crate::DiagnosticsRegistry::new()))
+            .sync_service(Arc::new(crate::InMemorySync::new()))
+            .event_queue(A2aEventQueue::new())
+            .clock(clock);
+        for kind in RegistryKind::ALL {
+            builder = builder.registry(*kind, Arc::new(crate::InMemoryRegistry::new(*kind)));
+        }
+        builder.build()
+    }
+
+    /// The wired event queue, if any.
+    #[must_use]
+    pub fn event_queue(&self) -> Option<&A2aEventQueue> {
+        self.inner.services.events.as_ref()
+    }
+
+    /// The wire limits in force.
+    #[must_use]
+    pub fn limits(&self) -> &WireLimits {
+        &self.inner.limits
+    }
+
+    /// Handles an in-process request. Always answers (the in-process model has
+    /// no notifications).
+    #[must_use]
+    pub fn dispatch(&self, request: &A2aRequest) -> A2aResponse {
+        match self.handle(request.method(), Params::Value(request.params_value())) {
+            Ok(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                Ok(value) => A2aResponse::success(request.id().clone(), value),
+                Err(e) => A2aResponse::failure(
+                    request.id().clone(),
+                    internal(&e).to_detail(super::error::ErrorFamily::Vendor),
+                ),
+            },
+            Err(detail) => A2aResponse::failure(request.id().clone(), detail),
+        }
+    }
+
+    /// Handles JSON-RPC 2.0 bytes: one request or a batch. Returns the reply
+    /// bytes, or `None` when nothing must be sent back (notifications only).
+    ///
+    /// Never panics, whatever the input: unparsable JSON answers -32700,
+    /// malformed requests -32600, input over the [`WireLimits`] -32600.
+    #[must_use]
+    pub fn dispatch_json(&self, input: &[u8]) -> Option<Vec<u8>> {
+        wire::dispatch(input, &self.inner.limits, &|method, params| {
+            self.handle(method, Params::Raw(params))
+        })
+    }
+
+    fn handle(&self, name: &str, params: Params<'_>) -> HandlerResult {
+        let Some(resolved) = Method::resolve(name) else {
+            let error = A2aError::from(A2aOperationNotFoundError::new(name));
+            return Err(error.to_detail(super::error::ErrorFamily::Vendor));
+        };
+        let method = resolved.method;
+        self.call(method, params).map_err(|e| e.to_detail(method.family()))
+    }
+
+    fn missing(method: Method) -> A2aError {
+        A2aNotAvailableError {
+            operation: method.name().to_owned(),
+            service: method.service(),
+        }
+        .into()
+    }
+
+    fn sessions(&self, method: Method) -> Result<&dyn SessionService, A2aError> {
+        self.inner.services.sessions.as_deref().ok_or_else(|| Self::missing(method))
+    }
+
+    fn plans(&self, method: Method) -> Result<&dyn PlanLifecycle, A2aError> {
+        self.inner.services.plans.as_deref().ok_or_else(|| Self::missing(method))
+    }
+
+    fn context(&self, method: Method) -> Result<&dyn ContextService, A2aError> {
+        self.inner.services.context.as_deref().ok_or_else(|| Self::missing(method))
+    }
+
+    fn sync(&self, method: Method) -> Result<&dyn SyncService, A2aError> {
+        self.inner.services.sync.as_deref().ok_or_else(|| Self::missing(method))
+    }
+
+    fn registry(&self, kind: RegistryKind) -> Option<&dyn Registry> {
+        self.inner
+            .services
+            .registries
+            .get(registry_slot(kind))
+            .and_then(Option::as_deref)
+    }
+
+    /// Publishes a status update for a plan transition, if an event queue is wired.
+    fn publish_status(&self, status: &PlanStatus) {
+        let Some(queue) = &self.inner.services.events else {
+            return;
+        };
+        let data = json!({
+            "taskId": status.plan_id,
+            "plan_id": status.plan_id,
+            "phase": status.phase,
+            "state": status.state,
+        });
+        if let Ok(event) = A2aEvent::new(TASK_STATUS_UPDATE, Some(status.plan_id), data, &*self.inner.clock) {
+            // A closed queue means nobody listens any more; the transition itself succeeded.
+            let _ = queue.publish(event);
+        }
+    }
+
+    fn transition(
+        &self,
+        method: Method,
+        params: &Params<'_>,
+        op: impl FnOnce(&dyn PlanLifecycle, crate::PlanId) -> crate::ServiceResult<PlanStatus>,
+    ) -> Result<Box<RawValue>, A2aError> {
+        let plans = self.plans(method)?;
+        let p: params::PlanRef = params.parse()?;
+        let status = op(plans, p.plan_id)?;
+        self.publish_status(&status);
+        out(&status)
+    }
+
+    #[expect(clippy::too_many_lines, reason = "one flat routing table reads best as one match")]
+    fn call(&self, method: Method, params: Params<'_>) -> Result<Box<RawValue>, A2aError> {
+        use Method as M;
+        match method {
+            M::SessionCreate => {
+                let request: CreateSession = params.parse()?;
+                let created = self.sessions(method)?.create(request)?;
+                out(&json!({
+                    "session_id": created.session.session_id,
+                    "status": if created.created { "created" } else { "existing" },
+                }))
+            }
+            M::SessionClose => {
+                let p: params::SessionRef = params.parse()?;
+                let session = self.sessions(method)?.close(p.session_id)?;
+                out(&json!({"session_id": session.session_id, "status": "closed"}))
+            }
+            M::PlanUse => {
+                let request: crate::UsePlan = params.parse()?;
+                let status = self.plans(method)?.use_action(request)?;
+                self.publish_status(&status);
+                out(&status)
+            }
+            M::PlanExecute => self.transition(method, &params, |s, id| s.execute(id)),
+            M::PlanApply => self.transition(method, &params, |s, id| s.apply(id)),
+            M::PlanCancel => self.transition(method, &params, |s, id| s.cancel(id)),
+            M::PlanRollback => self.transition(method, &params, |s, id| s.rollback(id)),
+            M::PlanStatus => {
+                let plans = self.plans(method)?;
+                let p: params::PlanRef = params.parse()?;
+                out(&plans.status(p.plan_id)?)
+            }
+            M::PlanTree => {
+                let plans = self.plans(method)?;
+                let p: params::PlanRef = params.parse()?;
+                out(&json!({"plan_id": p.plan_id, "decisions": plans.tree(p.plan_id)?}))
+            }
+            M::PlanExplain => {
+                let plans = self.plans(method)?;
+                let p: params::Explain = params.parse()?;
+                out(&json!({"plan_id": p.plan_id, "decision": plans.explain(p.plan_id, p.decision_id)?}))
+            }
+            M::PlanCorrect => {
+                let plans = self.plans(method)?;
+                let p: params::Correct = params.parse()?;
+                let mut correction = crate::Correction::new(p.guidance);
+                correction.decision_id = p.decision_id;
+                out(&json!({"plan_id": p.plan_id, "decision": plans.correct(p.plan_id, correction)?}))
+            }
+            M::PlanPrompt => {
+                let plans = self.plans(method)?;
+                let p: params::Prompt = params.parse()?;
+                out(&json!({"plan_id": p.plan_id, "decision": plans.prompt(p.plan_id, p.guidance)?}))
+            }
+            M::PlanDiff => {
+                let plans = self.plans(method)?;
+                let p: params::PlanRef = params.parse()?;
+                out(&json!({"plan_id": p.plan_id, "changes": plans.diff(p.plan_id)?}))
+            }
+            M::PlanArtifacts => {
+                let plans = self.plans(method)?;
+                let p: params::PlanRef = params.parse()?;
+                out(&json!({"plan_id": p.plan_id, "artifacts": plans.artifacts(p.plan_id)?}))
+            }
+            M::PlanList => {
+                let filter: crate::PlanFilter = params.parse()?;
+                let plans = match &self.inner.services.plans {
+                    Some(service) => service.list(&filter)?,
+                    None => Vec::new(),
+                };
+                out(&json!({"plans": plans}))
+            }
+            M::RegistryToolList => self.list_registry(RegistryKind::Tool, "tools", &params),
+            M::RegistryResourceList => self.list_registry(RegistryKind::Resource, "resources", &params),
+            M::RegistryActorList => self.list_registry(RegistryKind::Actor, "actors", &params),
+            M::RegistrySkillList => self.list_registry(RegistryKind::Skill, "skills", &params),
+            M::RegistryActionList => self.list_registry(RegistryKind::Action, "actions", &params),
+            M::RegistryProjectList => self.list_registry(RegistryKind::Project, "projects", &params),
+            M::ContextShow => {
+                let scope: ContextScope = params.parse()?;
+                out(&json!({"entries": self.context(method)?.show(&scope)?}))
+            }
+            M::ContextInspect => {
+                let scope: ContextScope = params.parse()?;
+                out(&json!({"tiers": self.context(method)?.inspect(&scope)?}))
+            }
+            M::ContextSimulate => {
+                let p: params::Simulate = params.parse()?;
+                out(&json!({"entries": self.context(method)?.simulate(&p.scope(), &p.overrides)?}))
+            }
+            M::ContextSet => {
+                let p: params::ContextSet = params.parse()?;
+                let scope = p.scope();
+                self.context(method)?.set(&scope, &p.key, p.value)?;
+                out(&json!({"key": p.key, "tier": scope.narrowest_tier(), "status": "set"}))
+            }
+            M::HealthCheck => {
+                let _: params::Empty = params.parse()?;
+                out(&self.health())
+            }
+            M::DiagnosticsRun => {
+                let _: params::Empty = params.parse()?;
+                let service = self.inner.services.diagnostics.as_deref().ok_or_else(|| Self::missing(method))?;
+                let checks = service.run()?;
+                let status = checks.iter().map(|c| c.status).max().unwrap_or(CheckStatus::Pass);
+                out(&json!({"status": status, "checks": checks}))
+            }
+            M::SyncPull => {
+                let p: params::NamespaceOpt = params.parse()?;
+                out(&self.sync(method)?.pull(p.namespace.as_deref())?)
+            }
+            M::SyncPush => {
+                let p: params::NamespaceOpt = params.parse()?;
+                out(&self.sync(method)?.push(p.namespace.as_deref())?)
+            }
+            M::SyncStatus => {
+                let p: params::NamespaceOpt = params.parse()?;
+                out(&self.sync(method)?.status(p.namespace.as_deref())?)
+            }
+            M::NamespaceList => {
+                let _: params::Empty = params.parse()?;
+                let namespaces = match &self.inner.services.sync {
+                    Some(service) => service.namespaces()?,
+                    None => Vec::new(),
+                };
+                out(&json!({"namespaces": namespaces}))
+            }
+            M::NamespaceShow => {
+                let p: params::NamespaceRef = params.parse()?;
+                out(&self.sync(method)?.namespace(&p.namespace)?)
+            }
+            M::NamespaceMembers => {
+                let p: params::NamespaceRef = params.parse()?;
+                let members = self.sync(method)?.members(&p.namespace)?;
+                out(&json!({"namespace": p.namespace, "members": members}))
+            }
+            M::EventSubscribe => {
+                let p: params::Subscribe = params.parse()?;
+                let queue = self.inner.services.events.as_ref().ok_or_else(|| Self::missing(method))?;
+                let filter = EventFilter::default().event_types(p.event_types).plan(p.plan_id);
+                let replay = queue.events_after(p.after_event_id, &filter);
+                let id = queue.subscribe_buffered(filter);
+                out(&json!({"subscription_id": id, "events": replay}))
+            }
+        }
+    }
+
+    fn list_registry(&self, kind: RegistryKind, key: &str, params: &Params<'_>) -> Result<Box<RawValue>, A2aError> {
+        let filter: RegistryFilter = params.parse()?;
+        let entries = match self.registry(kind) {
+            Some(registry) => registry.list(&filter)?,
+            None => Vec::new(),
+        };
+        let mut map = Map::with_capacity(1);
+        map.insert(key.to_owned(), serde_json::to_value(entries).map_err(|e| internal(&e))?);
+        out(&map)
+    }
+
+    fn health(&self) -> Value {
+        let s = &self.inner.services;
+        let mut services = Map::new();
+        services.insert("session_service".into(), s.sessions.is_some().into());
+        services.insert("plan_lifecycle_service".into(), s.plans.is_some().into());
+        for kind in RegistryKind::ALL {
+            let name = match kind {
+                RegistryKind::Tool => "tool_registry",
+                RegistryKind::Resource => "resource_registry_service",
+                RegistryKind::Actor => "actor_registry",
+                RegistryKind::Skill => "skill_registry",
+                RegistryKind::Action => "action_registry",
+                RegistryKind::Project => "project_registry",
+            };
+            services.insert(name.into(), self.registry(*kind).is_some().into());
+        }
+        services.insert("context_service".into(), s.context.is_some().into());
+        services.insert("diagnostics_service".into(), s.diagnostics.is_some().into());
+        services.insert("sync_service".into(), s.sync.is_some().into());
+        services.insert("event_queue".into(), s.events.is_some().into());
+        let all = services.values().all(|v| v == &Value::Bool(true));
+        json!({
+            "status": if all { "ok" } else { "degraded" },
+            "version": env!("CARGO_PKG_VERSION"),
+            "services": services,
+        })
+    }
+}
+
+fn internal(e: &serde_json::Error) -> A2aError {
+    A2aError::from(crate::ServiceError::Host(Box::new(std::io::Error::other(e.to_string()))))
+}
+
+fn out<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, A2aError> {
+    serde_json::value::to_raw_value(value).map_err(|e| internal(&e))
+}

@@ -1,0 +1,195 @@
+//! Every method name the facade answers, as one table.
+//!
+//! [`Method`] is the canonical operation; [`LEGACY_ALIASES`] maps each
+//! deprecated proprietary name to its replacement. A legacy name is routed to
+//! exactly the handler of its replacement, so it answers exactly the same.
+
+use std::fmt;
+
+use super::error::ErrorFamily;
+
+macro_rules! methods {
+    ($($(#[$meta:meta])* $variant:ident => $name:literal, $service:literal;)+) => {
+        /// A canonical operation of the facade.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Method {
+            $($(#[$meta])* $variant,)+
+        }
+
+        impl Method {
+            /// Every canonical method, in table order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant,)+];
+
+            /// The method's wire name.
+            #[must_use]
+            pub const fn name(self) -> &'static str {
+                match self { $(Self::$variant => $name,)+ }
+            }
+
+            /// The service key the method needs (as reported in `data.service`
+            /// when that service is not wired).
+            #[must_use]
+            pub const fn service(self) -> &'static str {
+                match self { $(Self::$variant => $service,)+ }
+            }
+
+            fn from_canonical(name: &str) -> Option<Self> {
+                match name {
+                    $($name => Some(Self::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+methods! {
+    /// `session.create`
+    SessionCreate => "session.create", "session_service";
+    /// `session.close`
+    SessionClose => "session.close", "session_service";
+    /// `_cleveragents/plan/use`
+    PlanUse => "_cleveragents/plan/use", "plan_lifecycle_service";
+    /// `_cleveragents/plan/execute`
+    PlanExecute => "_cleveragents/plan/execute", "plan_lifecycle_service";
+    /// `_cleveragents/plan/apply`
+    PlanApply => "_cleveragents/plan/apply", "plan_lifecycle_service";
+    /// `_cleveragents/plan/cancel`
+    PlanCancel => "_cleveragents/plan/cancel", "plan_lifecycle_service";
+    /// `_cleveragents/plan/status`
+    PlanStatus => "_cleveragents/plan/status", "plan_lifecycle_service";
+    /// `_cleveragents/plan/tree`
+    PlanTree => "_cleveragents/plan/tree", "plan_lifecycle_service";
+    /// `_cleveragents/plan/explain`
+    PlanExplain => "_cleveragents/plan/explain", "plan_lifecycle_service";
+    /// `_cleveragents/plan/correct`
+    PlanCorrect => "_cleveragents/plan/correct", "plan_lifecycle_service";
+    /// `_cleveragents/plan/diff`
+    PlanDiff => "_cleveragents/plan/diff", "plan_lifecycle_service";
+    /// `_cleveragents/plan/artifacts`
+    PlanArtifacts => "_cleveragents/plan/artifacts", "plan_lifecycle_service";
+    /// `_cleveragents/plan/prompt`
+    PlanPrompt => "_cleveragents/plan/prompt", "plan_lifecycle_service";
+    /// `_cleveragents/plan/rollback`
+    PlanRollback => "_cleveragents/plan/rollback", "plan_lifecycle_service";
+    /// `_cleveragents/plan/list`
+    PlanList => "_cleveragents/plan/list", "plan_lifecycle_service";
+    /// `_cleveragents/registry/tool/list`
+    RegistryToolList => "_cleveragents/registry/tool/list", "tool_registry";
+    /// `_cleveragents/registry/resource/list`
+    RegistryResourceList => "_cleveragents/registry/resource/list", "resource_registry_service";
+    /// `_cleveragents/registry/actor/list`
+    RegistryActorList => "_cleveragents/registry/actor/list", "actor_registry";
+    /// `_cleveragents/registry/skill/list`
+    RegistrySkillList => "_cleveragents/registry/skill/list", "skill_registry";
+    /// `_cleveragents/registry/action/list`
+    RegistryActionList => "_cleveragents/registry/action/list", "action_registry";
+    /// `_cleveragents/registry/project/list`
+    RegistryProjectList => "_cleveragents/registry/project/list", "project_registry";
+    /// `_cleveragents/context/show`
+    ContextShow => "_cleveragents/context/show", "context_service";
+    /// `_cleveragents/context/inspect`
+    ContextInspect => "_cleveragents/context/inspect", "context_service";
+    /// `_cleveragents/context/simulate`
+    ContextSimulate => "_cleveragents/context/simulate", "context_service";
+    /// `_cleveragents/context/set`
+    ContextSet => "_cleveragents/context/set", "context_service";
+    /// `_cleveragents/health/check`
+    HealthCheck => "_cleveragents/health/check", "facade";
+    /// `_cleveragents/diagnostics/run`
+    DiagnosticsRun => "_cleveragents/diagnostics/run", "diagnostics_service";
+    /// `_cleveragents/sync/pull`
+    SyncPull => "_cleveragents/sync/pull", "sync_service";
+    /// `_cleveragents/sync/push`
+    SyncPush => "_cleveragents/sync/push", "sync_service";
+    /// `_cleveragents/sync/status`
+    SyncStatus => "_cleveragents/sync/status", "sync_service";
+    /// `_cleveragents/namespace/list`
+    NamespaceList => "_cleveragents/namespace/list", "sync_service";
+    /// `_cleveragents/namespace/show`
+    NamespaceShow => "_cleveragents/namespace/show", "sync_service";
+    /// `_cleveragents/namespace/members`
+    NamespaceMembers => "_cleveragents/namespace/members", "sync_service";
+    /// `_cleveragents/event/subscribe`
+    EventSubscribe => "_cleveragents/event/subscribe", "event_queue";
+}
+
+/// Deprecated proprietary names and their replacements (the seed's table;
+/// `session.create` and `session.close` are unchanged and so are canonical).
+pub const LEGACY_ALIASES: &[(&str, Method)] = &[
+    ("plan.create", Method::PlanUse),
+    ("plan.execute", Method::PlanExecute),
+    ("plan.status", Method::PlanStatus),
+    ("plan.diff", Method::PlanDiff),
+    ("plan.apply", Method::PlanApply),
+    ("registry.list_tools", Method::RegistryToolList),
+    ("registry.list_resources", Method::RegistryResourceList),
+    ("context.get", Method::ContextShow),
+    ("event.subscribe", Method::EventSubscribe),
+];
+
+/// A method name resolved to its operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Resolved {
+    /// The operation.
+    pub method: Method,
+    /// Whether the name used was a deprecated legacy alias.
+    pub legacy: bool,
+}
+
+impl Method {
+    /// Resolves a wire name (canonical or legacy) to its operation.
+    ///
+    /// ```
+    /// use cleveragents::a2a::Method;
+    ///
+    /// let legacy = Method::resolve("plan.create").unwrap();
+    /// assert_eq!(legacy.method, Method::PlanUse);
+    /// assert!(legacy.legacy);
+    /// assert!(Method::resolve("rpc.discover").is_none());
+    /// ```
+    #[must_use]
+    pub fn resolve(name: &str) -> Option<Resolved> {
+        if let Some(method) = Self::from_canonical(name) {
+            return Some(Resolved { method, legacy: false });
+        }
+        LEGACY_ALIASES
+            .iter()
+            .find(|(legacy, _)| *legacy == name)
+            .map(|&(_, method)| Resolved { method, legacy: true })
+    }
+
+    /// The error-code family of this method.
+    #[must_use]
+    pub const fn family(self) -> ErrorFamily {
+        ErrorFamily::Vendor
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_resolves_to_itself() {
+        for method in Method::ALL {
+            assert_eq!(Method::resolve(method.name()).unwrap().method, *method);
+        }
+        assert_eq!(Method::ALL.len(), 2 + 13 + 6 + 4 + 2 + 6 + 1);
+    }
+
+    #[test]
+    fn legacy_names_are_not_canonical() {
+        for (legacy, _) in LEGACY_ALIASES {
+            assert!(Method::resolve(legacy).unwrap().legacy);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! The A2A protocol layer: JSON-RPC 2.0 models, error codes, the method table,
+//! the wire format, events, and the [`A2aLocalFacade`] that routes requests to
+//! services. This is the only part of the crate that knows JSON-RPC.
+
+mod error;
+mod events;
+mod facade;
+mod methods;
+mod models;
+mod params;
+mod wire;
+
+pub use error::{
+    A2aError, A2aNotAvailableError, A2aOperationNotFoundError, A2aVersionMismatchError,
+    ErrorCode, ErrorFamily, ErrorKind, StandardErrorCode,
+};
+pub use events::{
+    A2aEventQueue, DEFAULT_HISTORY, EventFilter, QueueClosed, SubscriptionId,
+    TASK_ARTIFACT_UPDATE, TASK_STATUS_UPDATE,
+};
+pub use facade::{A2aLocalFacade, A2aLocalFacadeBuilder};
+pub use methods::{LEGACY_ALIASES, Method, Resolved};
+pub use models::{
+    A2aErrorDetail, A2aEvent, A2aRequest, A2aResponse, JSONRPC_VERSION, ModelError, RequestId,
+    ResponsePayload,
+};
+pub use wire::WireLimits;

@@ -1,0 +1,34 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
+
+pub mod a2a;
+mod clock;
+mod context;
+mod diagnostics;
+mod ids;
+mod money;
+mod plan;
+mod registry;
+mod service_error;
+mod session;
+mod string_enum;
+mod sync;
+
+pub use a2a::{
+    A2aError, A2aErrorDetail, A2aEvent, A2aLocalFacade, A2aRequest, A2aResponse, ErrorCode, RequestId,
+};
+pub use clock::{Clock, ManualClock, SystemClock, iso8601};
+pub use context::{ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView};
+pub use diagnostics::{CheckStatus, DiagnosticCheck, Diagnostics, DiagnosticsRegistry};
+pub use ids::{ArtifactId, CheckpointId, DecisionId, EventId, IdError, PlanId, SessionId};
+pub use money::{MoneyError, Usd};
+pub use plan::{
+    Artifact, ChangeKind, Correction, Decision, DecisionKind, FileChange, InMemoryPlanLifecycle,
+    PlanFilter, PlanLifecycle, PlanPhase, PlanState, PlanStatus, PlanSummary, UsePlan,
+};
+pub use registry::{InMemoryRegistry, Registry, RegistryEntry, RegistryFilter, RegistryKind};
+pub use service_error::{ServiceError, ServiceResult};
+pub use session::{CreateSession, InMemorySessionService, Session, SessionCreation, SessionService, SessionStatus};
+pub use string_enum::UnknownVariant;
+pub use sync::{DEFAULT_NAMESPACE, InMemorySync, Namespace, NamespaceMember, SyncService, SyncStatus};
