@@ -8,6 +8,7 @@ mod facade;
 mod methods;
 mod models;
 mod params;
+mod stdio;
 mod wire;
 
 pub use error::{
@@ -24,4 +25,5 @@ pub use models::{
     A2aErrorDetail, A2aEvent, A2aRequest, A2aResponse, JSONRPC_VERSION, ModelError, RequestId,
     ResponsePayload,
 };
+pub use stdio::{ServeStats, event_notification, notification_method, serve_lines};
 pub use wire::WireLimits;
