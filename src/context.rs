@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::ids::{PlanId, SessionId};
-use crate::string_enum::string_enum;
 use crate::service_error::{ServiceResult, require_text};
+use crate::string_enum::string_enum;
 
 string_enum!(
     /// A context layer, from broad to narrow.
@@ -44,7 +44,10 @@ impl ContextScope {
     /// A scope naming a session and/or a plan.
     #[must_use]
     pub const fn new(session_id: Option<SessionId>, plan_id: Option<PlanId>) -> Self {
-        Self { session_id, plan_id }
+        Self {
+            session_id,
+            plan_id,
+        }
     }
 
     /// The narrowest tier this scope names.
@@ -99,7 +102,11 @@ pub trait ContextService: Send + Sync + Debug + 'static {
     ///
     /// # Errors
     /// From the host.
-    fn simulate(&self, scope: &ContextScope, overrides: &Map<String, Value>) -> ServiceResult<Vec<ContextEntry>>;
+    fn simulate(
+        &self,
+        scope: &ContextScope,
+        overrides: &Map<String, Value>,
+    ) -> ServiceResult<Vec<ContextEntry>>;
     /// Sets `key` in the narrowest tier of `scope`.
     ///
     /// # Errors
@@ -190,7 +197,11 @@ impl ContextService for InMemoryContextService {
         Ok(self.tiers.read().views(scope))
     }
 
-    fn simulate(&self, scope: &ContextScope, overrides: &Map<String, Value>) -> ServiceResult<Vec<ContextEntry>> {
+    fn simulate(
+        &self,
+        scope: &ContextScope,
+        overrides: &Map<String, Value>,
+    ) -> ServiceResult<Vec<ContextEntry>> {
         let views = self.tiers.read().views(scope);
         Ok(assemble(views, Some(overrides)))
     }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
-use crate::string_enum::string_enum;
 use crate::service_error::{ServiceError, ServiceResult, require_text};
+use crate::string_enum::string_enum;
 
 string_enum!(
     /// The outcome of one check.
@@ -79,7 +79,9 @@ pub struct DiagnosticsRegistry {
 impl Debug for DiagnosticsRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<String> = self.checks.read().iter().map(|(n, _)| n.clone()).collect();
-        f.debug_struct("DiagnosticsRegistry").field("checks", &names).finish()
+        f.debug_struct("DiagnosticsRegistry")
+            .field("checks", &names)
+            .finish()
     }
 }
 

@@ -1,6 +1,14 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 
 pub mod a2a;
 mod clock;
@@ -16,10 +24,13 @@ mod string_enum;
 mod sync;
 
 pub use a2a::{
-    A2aError, A2aErrorDetail, A2aEvent, A2aLocalFacade, A2aRequest, A2aResponse, ErrorCode, RequestId,
+    A2aError, A2aErrorDetail, A2aEvent, A2aLocalFacade, A2aRequest, A2aResponse, ErrorCode,
+    ModelError, RequestId,
 };
 pub use clock::{Clock, ManualClock, SystemClock, iso8601};
-pub use context::{ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView};
+pub use context::{
+    ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView,
+};
 pub use diagnostics::{CheckStatus, DiagnosticCheck, Diagnostics, DiagnosticsRegistry};
 pub use ids::{ArtifactId, CheckpointId, DecisionId, EventId, IdError, PlanId, SessionId};
 pub use money::{MoneyError, Usd};
@@ -29,6 +40,10 @@ pub use plan::{
 };
 pub use registry::{InMemoryRegistry, Registry, RegistryEntry, RegistryFilter, RegistryKind};
 pub use service_error::{ServiceError, ServiceResult};
-pub use session::{CreateSession, InMemorySessionService, Session, SessionCreation, SessionService, SessionStatus};
+pub use session::{
+    CreateSession, InMemorySessionService, Session, SessionCreation, SessionService, SessionStatus,
+};
 pub use string_enum::UnknownVariant;
-pub use sync::{DEFAULT_NAMESPACE, InMemorySync, Namespace, NamespaceMember, SyncService, SyncStatus};
+pub use sync::{
+    DEFAULT_NAMESPACE, InMemorySync, Namespace, NamespaceMember, SyncService, SyncStatus,
+};

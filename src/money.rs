@@ -343,11 +343,23 @@ mod tests {
 
     #[test]
     fn json_forms() {
-        assert_eq!(serde_json::to_string(&Usd::from_cents(523)).unwrap(), "5.23");
+        assert_eq!(
+            serde_json::to_string(&Usd::from_cents(523)).unwrap(),
+            "5.23"
+        );
         assert_eq!(serde_json::to_string(&Usd::from_dollars(2)).unwrap(), "2");
-        assert_eq!(serde_json::from_str::<Usd>("0.1").unwrap(), Usd::from_cents(10));
-        assert_eq!(serde_json::from_str::<Usd>("\"0.1\"").unwrap(), Usd::from_cents(10));
-        assert_eq!(serde_json::from_str::<Usd>("3").unwrap(), Usd::from_dollars(3));
+        assert_eq!(
+            serde_json::from_str::<Usd>("0.1").unwrap(),
+            Usd::from_cents(10)
+        );
+        assert_eq!(
+            serde_json::from_str::<Usd>("\"0.1\"").unwrap(),
+            Usd::from_cents(10)
+        );
+        assert_eq!(
+            serde_json::from_str::<Usd>("3").unwrap(),
+            Usd::from_dollars(3)
+        );
         let big = Usd::from_dollars(1_000_000_000);
         let json = serde_json::to_string(&big).unwrap();
         assert_eq!(json, "\"1000000000.00\"");

@@ -12,8 +12,8 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::string_enum::string_enum;
 use crate::service_error::{ServiceError, ServiceResult, require_text};
+use crate::string_enum::string_enum;
 
 string_enum!(
     /// What a registry holds.

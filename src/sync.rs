@@ -204,7 +204,11 @@ impl InMemorySync {
         })
     }
 
-    fn with<T>(&self, namespace: Option<&str>, f: impl FnOnce(&mut NamespaceState, &str) -> T) -> ServiceResult<T> {
+    fn with<T>(
+        &self,
+        namespace: Option<&str>,
+        f: impl FnOnce(&mut NamespaceState, &str) -> T,
+    ) -> ServiceResult<T> {
         let name = namespace.unwrap_or(DEFAULT_NAMESPACE);
         let mut namespaces = self.namespaces.write();
         let state = namespaces

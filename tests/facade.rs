@@ -1,4 +1,11 @@
 //! The facade's routing, through the public API.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests and benches fail by panicking"
+)]
 
 mod common;
 
@@ -6,8 +13,9 @@ use std::sync::Arc;
 
 use cleveragents::a2a::{LEGACY_ALIASES, Method};
 use cleveragents::{
-    A2aLocalFacade, A2aRequest, DiagnosticCheck, CheckStatus, DiagnosticsRegistry, InMemoryPlanLifecycle,
-    InMemoryRegistry, InMemorySync, NamespaceMember, PlanId, RegistryEntry, RegistryKind,
+    A2aLocalFacade, A2aRequest, CheckStatus, DiagnosticCheck, DiagnosticsRegistry,
+    InMemoryPlanLifecycle, InMemoryRegistry, InMemorySync, NamespaceMember, PlanId, RegistryEntry,
+    RegistryKind,
 };
 use common::{call, err, ok};
 use serde_json::{Value, json};
@@ -23,17 +31,26 @@ struct World {
 fn world() -> World {
     let plans = InMemoryPlanLifecycle::new();
     let tools = InMemoryRegistry::new(RegistryKind::Tool);
-    tools.register(RegistryEntry::new("my-org/python-linter").description("lints")).unwrap();
+    tools
+        .register(RegistryEntry::new("my-org/python-linter").description("lints"))
+        .unwrap();
     tools.register(RegistryEntry::new("read_file")).unwrap();
     let resources = InMemoryRegistry::new(RegistryKind::Resource);
-    resources.register(RegistryEntry::new("repo").type_name("git-repo")).unwrap();
-    resources.register(RegistryEntry::new("db").type_name("postgres")).unwrap();
+    resources
+        .register(RegistryEntry::new("repo").type_name("git-repo"))
+        .unwrap();
+    resources
+        .register(RegistryEntry::new("db").type_name("postgres"))
+        .unwrap();
     let sync = InMemorySync::new();
     sync.add_namespace("team", "the team").unwrap();
-    sync.add_member("team", NamespaceMember::new("ada", "owner")).unwrap();
+    sync.add_member("team", NamespaceMember::new("ada", "owner"))
+        .unwrap();
     let diagnostics = DiagnosticsRegistry::new();
     diagnostics
-        .add_check("disk", || DiagnosticCheck::new("disk", CheckStatus::Pass, "ok"))
+        .add_check("disk", || {
+            DiagnosticCheck::new("disk", CheckStatus::Pass, "ok")
+        })
         .unwrap();
     let mut builder = A2aLocalFacade::builder()
         .session_service(Arc::new(cleveragents::InMemorySessionService::new()))
@@ -44,19 +61,37 @@ fn world() -> World {
         .diagnostics_service(Arc::new(diagnostics))
         .sync_service(Arc::new(sync))
         .event_queue(cleveragents::a2a::A2aEventQueue::new());
-    for kind in [RegistryKind::Actor, RegistryKind::Skill, RegistryKind::Action, RegistryKind::Project] {
+    for kind in [
+        RegistryKind::Actor,
+        RegistryKind::Skill,
+        RegistryKind::Action,
+        RegistryKind::Project,
+    ] {
         let registry = InMemoryRegistry::new(kind);
-        registry.register(RegistryEntry::new(format!("{kind}-one"))).unwrap();
+        registry
+            .register(RegistryEntry::new(format!("{kind}-one")))
+            .unwrap();
         builder = builder.registry(kind, Arc::new(registry));
     }
     let facade = builder.build();
-    let plan_id = ok(&facade, "_cleveragents/plan/use", json!({"action_name": "refactor-auth"}))["plan_id"]
+    let plan_id = ok(
+        &facade,
+        "_cleveragents/plan/use",
+        json!({"action_name": "refactor-auth"}),
+    )["plan_id"]
         .as_str()
         .unwrap()
         .to_owned();
-    ok(&facade, "_cleveragents/plan/execute", json!({"plan_id": plan_id}));
-    let decision_id = ok(&facade, "_cleveragents/plan/tree", json!({"plan_id": plan_id}))["decisions"][0]
-        ["decision_id"]
+    ok(
+        &facade,
+        "_cleveragents/plan/execute",
+        json!({"plan_id": plan_id}),
+    );
+    let decision_id = ok(
+        &facade,
+        "_cleveragents/plan/tree",
+        json!({"plan_id": plan_id}),
+    )["decisions"][0]["decision_id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -71,14 +106,23 @@ fn world() -> World {
 /// Valid params for each method against `w` (a fresh plan where the method
 /// changes the plan's phase).
 fn sample_params(w: &World, method: Method) -> Value {
-    let fresh_plan = || ok(&w.facade, "_cleveragents/plan/use", json!({"action_name": "x"}))["plan_id"].clone();
+    let fresh_plan = || {
+        ok(
+            &w.facade,
+            "_cleveragents/plan/use",
+            json!({"action_name": "x"}),
+        )["plan_id"]
+            .clone()
+    };
     match method {
         Method::SessionCreate => json!({"actor_name": "openai/gpt-4o"}),
         Method::SessionClose => {
             let s = ok(&w.facade, "session.create", json!({}));
             json!({"session_id": s["session_id"]})
         }
-        Method::PlanUse => json!({"action_name": "refactor-auth", "arguments": {"target": "src/auth"}}),
+        Method::PlanUse => {
+            json!({"action_name": "refactor-auth", "arguments": {"target": "src/auth"}})
+        }
         Method::PlanExecute | Method::PlanCancel => json!({"plan_id": fresh_plan()}),
         Method::PlanApply
         | Method::PlanRollback
@@ -87,7 +131,9 @@ fn sample_params(w: &World, method: Method) -> Value {
         | Method::PlanDiff
         | Method::PlanArtifacts => json!({"plan_id": w.plan_id}),
         Method::PlanExplain => json!({"plan_id": w.plan_id, "decision_id": w.decision_id}),
-        Method::PlanCorrect => json!({"plan_id": w.plan_id, "guidance": "Use dependency injection"}),
+        Method::PlanCorrect => {
+            json!({"plan_id": w.plan_id, "guidance": "Use dependency injection"})
+        }
         Method::PlanPrompt => json!({"plan_id": w.plan_id, "guidance": "prefer small commits"}),
         Method::PlanList => json!({}),
         Method::RegistryToolList => json!({"namespace": "my-org"}),
@@ -122,31 +168,88 @@ fn every_method_is_routed_and_succeeds() {
 fn results_have_the_documented_shapes() {
     let w = world();
     let f = &w.facade;
-    let status = ok(f, "_cleveragents/plan/status", json!({"plan_id": w.plan_id}));
+    let status = ok(
+        f,
+        "_cleveragents/plan/status",
+        json!({"plan_id": w.plan_id}),
+    );
     assert_eq!(
         status,
         json!({"plan_id": w.plan_id, "action_name": "refactor-auth", "phase": "execute", "state": "running"})
     );
-    let tools = ok(f, "_cleveragents/registry/tool/list", json!({"namespace": "my-org"}));
-    assert_eq!(tools, json!({"tools": [{"name": "my-org/python-linter", "description": "lints"}]}));
-    let resources = ok(f, "_cleveragents/registry/resource/list", json!({"type_name": "git-repo"}));
+    let tools = ok(
+        f,
+        "_cleveragents/registry/tool/list",
+        json!({"namespace": "my-org"}),
+    );
+    assert_eq!(
+        tools,
+        json!({"tools": [{"name": "my-org/python-linter", "description": "lints"}]})
+    );
+    let resources = ok(
+        f,
+        "_cleveragents/registry/resource/list",
+        json!({"type_name": "git-repo"}),
+    );
     assert_eq!(resources["resources"].as_array().unwrap().len(), 1);
-    let members = ok(f, "_cleveragents/namespace/members", json!({"namespace": "team"}));
-    assert_eq!(members, json!({"namespace": "team", "members": [{"name": "ada", "role": "owner"}]}));
+    let members = ok(
+        f,
+        "_cleveragents/namespace/members",
+        json!({"namespace": "team"}),
+    );
+    assert_eq!(
+        members,
+        json!({"namespace": "team", "members": [{"name": "ada", "role": "owner"}]})
+    );
     let health = ok(f, "_cleveragents/health/check", json!({}));
     assert_eq!(health["status"], "ok");
     let diagnostics = ok(f, "_cleveragents/diagnostics/run", json!({}));
-    assert_eq!(diagnostics, json!({"status": "pass", "checks": [{"name": "disk", "status": "pass", "detail": "ok"}]}));
-    ok(f, "_cleveragents/context/set", json!({"key": "style", "value": "terse"}));
-    ok(f, "_cleveragents/context/set", json!({"plan_id": w.plan_id, "key": "style", "value": "verbose"}));
-    let shown = ok(f, "_cleveragents/context/show", json!({"plan_id": w.plan_id}));
-    assert_eq!(shown, json!({"entries": [{"key": "style", "value": "verbose", "tier": "plan"}]}));
-    let tiers = ok(f, "_cleveragents/context/inspect", json!({"plan_id": w.plan_id}));
-    assert_eq!(tiers["tiers"][0], json!({"tier": "global", "values": {"style": "terse"}}));
-    let simulated = ok(f, "_cleveragents/context/simulate", json!({"overrides": {"style": "none"}}));
-    assert_eq!(simulated, json!({"entries": [{"key": "style", "value": "none", "tier": null}]}));
+    assert_eq!(
+        diagnostics,
+        json!({"status": "pass", "checks": [{"name": "disk", "status": "pass", "detail": "ok"}]})
+    );
+    ok(
+        f,
+        "_cleveragents/context/set",
+        json!({"key": "style", "value": "terse"}),
+    );
+    ok(
+        f,
+        "_cleveragents/context/set",
+        json!({"plan_id": w.plan_id, "key": "style", "value": "verbose"}),
+    );
+    let shown = ok(
+        f,
+        "_cleveragents/context/show",
+        json!({"plan_id": w.plan_id}),
+    );
+    assert_eq!(
+        shown,
+        json!({"entries": [{"key": "style", "value": "verbose", "tier": "plan"}]})
+    );
+    let tiers = ok(
+        f,
+        "_cleveragents/context/inspect",
+        json!({"plan_id": w.plan_id}),
+    );
+    assert_eq!(
+        tiers["tiers"][0],
+        json!({"tier": "global", "values": {"style": "terse"}})
+    );
+    let simulated = ok(
+        f,
+        "_cleveragents/context/simulate",
+        json!({"overrides": {"style": "none"}}),
+    );
+    assert_eq!(
+        simulated,
+        json!({"entries": [{"key": "style", "value": "none", "tier": null}]})
+    );
     let shown = ok(f, "_cleveragents/context/show", json!({}));
-    assert_eq!(shown["entries"][0]["value"], "terse", "simulate stored nothing");
+    assert_eq!(
+        shown["entries"][0]["value"], "terse",
+        "simulate stored nothing"
+    );
 }
 
 #[test]
@@ -154,42 +257,103 @@ fn the_plan_lifecycle_through_the_facade() {
     let w = world();
     let f = &w.facade;
     let id = PlanId::parse(&w.plan_id).unwrap();
-    w.plans.record_change(id, "src/auth.rs", Some("old".into()), Some("new".into())).unwrap();
     w.plans
-        .record_artifact(id, cleveragents::Artifact::new("report", "text/markdown", "# done"))
+        .record_change(id, "src/auth.rs", Some("old".into()), Some("new".into()))
         .unwrap();
-    let corrected = ok(f, "_cleveragents/plan/correct", json!({"plan_id": w.plan_id, "guidance": "Use DI", "decision_id": w.decision_id}));
+    w.plans
+        .record_artifact(
+            id,
+            cleveragents::Artifact::new("report", "text/markdown", "# done"),
+        )
+        .unwrap();
+    let corrected = ok(
+        f,
+        "_cleveragents/plan/correct",
+        json!({"plan_id": w.plan_id, "guidance": "Use DI", "decision_id": w.decision_id}),
+    );
     assert_eq!(corrected["decision"]["kind"], "correction");
     assert_eq!(corrected["decision"]["parent_id"], w.decision_id.as_str());
-    let explained = ok(f, "_cleveragents/plan/explain", json!({"plan_id": w.plan_id, "decision_id": corrected["decision"]["decision_id"]}));
+    let explained = ok(
+        f,
+        "_cleveragents/plan/explain",
+        json!({"plan_id": w.plan_id, "decision_id": corrected["decision"]["decision_id"]}),
+    );
     assert_eq!(explained["decision"]["summary"], "Use DI");
-    ok(f, "_cleveragents/plan/prompt", json!({"plan_id": w.plan_id, "guidance": "go on"}));
+    ok(
+        f,
+        "_cleveragents/plan/prompt",
+        json!({"plan_id": w.plan_id, "guidance": "go on"}),
+    );
     let diff = ok(f, "_cleveragents/plan/diff", json!({"plan_id": w.plan_id}));
-    assert_eq!(diff["changes"], json!([{"path": "src/auth.rs", "kind": "modified", "before": "old", "after": "new"}]));
-    let artifacts = ok(f, "_cleveragents/plan/artifacts", json!({"plan_id": w.plan_id}));
+    assert_eq!(
+        diff["changes"],
+        json!([{"path": "src/auth.rs", "kind": "modified", "before": "old", "after": "new"}])
+    );
+    let artifacts = ok(
+        f,
+        "_cleveragents/plan/artifacts",
+        json!({"plan_id": w.plan_id}),
+    );
     assert_eq!(artifacts["artifacts"][0]["name"], "report");
     let applied = ok(f, "_cleveragents/plan/apply", json!({"plan_id": w.plan_id}));
-    assert_eq!((applied["phase"].as_str(), applied["state"].as_str()), (Some("apply"), Some("completed")));
-    let error = err(f, "_cleveragents/plan/cancel", json!({"plan_id": w.plan_id}));
+    assert_eq!(
+        (applied["phase"].as_str(), applied["state"].as_str()),
+        (Some("apply"), Some("completed"))
+    );
+    let error = err(
+        f,
+        "_cleveragents/plan/cancel",
+        json!({"plan_id": w.plan_id}),
+    );
     assert_eq!(error["code"], -32004);
     assert_eq!(error["data"]["plan_id"], w.plan_id.as_str());
     assert_eq!(error["data"]["operation"], "cancel");
-    let rolled = ok(f, "_cleveragents/plan/rollback", json!({"plan_id": w.plan_id}));
+    let rolled = ok(
+        f,
+        "_cleveragents/plan/rollback",
+        json!({"plan_id": w.plan_id}),
+    );
     assert_eq!(rolled["phase"], "execute");
-    let rolled = ok(f, "_cleveragents/plan/rollback", json!({"plan_id": w.plan_id}));
-    assert_eq!((rolled["phase"].as_str(), rolled["state"].as_str()), (Some("strategize"), Some("completed")));
-    assert_eq!(ok(f, "_cleveragents/plan/diff", json!({"plan_id": w.plan_id}))["changes"], json!([]));
-    let error = err(f, "_cleveragents/plan/rollback", json!({"plan_id": w.plan_id}));
+    let rolled = ok(
+        f,
+        "_cleveragents/plan/rollback",
+        json!({"plan_id": w.plan_id}),
+    );
+    assert_eq!(
+        (rolled["phase"].as_str(), rolled["state"].as_str()),
+        (Some("strategize"), Some("completed"))
+    );
+    assert_eq!(
+        ok(f, "_cleveragents/plan/diff", json!({"plan_id": w.plan_id}))["changes"],
+        json!([])
+    );
+    let error = err(
+        f,
+        "_cleveragents/plan/rollback",
+        json!({"plan_id": w.plan_id}),
+    );
     assert_eq!(error["code"], -32004);
     let listed = ok(f, "_cleveragents/plan/list", json!({"state": "completed"}));
     assert_eq!(listed["plans"].as_array().unwrap().len(), 1);
-    let kinds: Vec<String> = ok(f, "_cleveragents/plan/tree", json!({"plan_id": w.plan_id}))["decisions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["kind"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(kinds, ["strategy", "execution", "correction", "guidance", "application", "rollback", "rollback"]);
+    let kinds: Vec<String> =
+        ok(f, "_cleveragents/plan/tree", json!({"plan_id": w.plan_id}))["decisions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["kind"].as_str().unwrap().to_owned())
+            .collect();
+    assert_eq!(
+        kinds,
+        [
+            "strategy",
+            "execution",
+            "correction",
+            "guidance",
+            "application",
+            "rollback",
+            "rollback"
+        ]
+    );
 }
 
 /// Replaces generated ids and timestamps so results about different (but
@@ -199,7 +363,9 @@ fn normalized(value: Value) -> Value {
         Value::String(s) if cleveragents::PlanId::parse(&s).is_ok() => json!("<id>"),
         Value::String(s) if chrono::DateTime::parse_from_rfc3339(&s).is_ok() => json!("<time>"),
         Value::Array(items) => Value::Array(items.into_iter().map(normalized).collect()),
-        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, normalized(v))).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, normalized(v))).collect())
+        }
         other => other,
     }
 }
@@ -233,7 +399,11 @@ fn every_legacy_name_answers_exactly_what_its_replacement_answers() {
 fn legacy_plan_create_creates_a_plan() {
     let w = world();
     let created = ok(&w.facade, "plan.create", json!({"action_name": "legacy"}));
-    let status = ok(&w.facade, "plan.status", json!({"plan_id": created["plan_id"]}));
+    let status = ok(
+        &w.facade,
+        "plan.status",
+        json!({"plan_id": created["plan_id"]}),
+    );
     assert_eq!(status["action_name"], "legacy");
 }
 
@@ -262,7 +432,11 @@ fn missing_services_never_crash() {
             }
             _ => {
                 assert_eq!(reply["error"]["code"], -32004, "{method}: {reply}");
-                assert_eq!(reply["error"]["data"]["service"], method.service(), "{method}");
+                assert_eq!(
+                    reply["error"]["data"]["service"],
+                    method.service(),
+                    "{method}"
+                );
                 assert_eq!(reply["error"]["data"]["method"], method.name());
             }
         }
@@ -274,8 +448,15 @@ fn session_create_is_idempotent_when_an_id_is_given() {
     let f = A2aLocalFacade::in_memory();
     let first = ok(&f, "session.create", json!({"actor_name": "openai/gpt-4o"}));
     assert_eq!(first["status"], "created");
-    let again = ok(&f, "session.create", json!({"session_id": first["session_id"]}));
-    assert_eq!(again, json!({"session_id": first["session_id"], "status": "existing"}));
+    let again = ok(
+        &f,
+        "session.create",
+        json!({"session_id": first["session_id"]}),
+    );
+    assert_eq!(
+        again,
+        json!({"session_id": first["session_id"], "status": "existing"})
+    );
     let chosen = cleveragents::SessionId::new().to_string();
     let made = ok(&f, "session.create", json!({"session_id": chosen}));
     assert_eq!(made, json!({"session_id": chosen, "status": "created"}));
@@ -285,7 +466,11 @@ fn session_create_is_idempotent_when_an_id_is_given() {
     assert_eq!(closed, json!({"session_id": chosen, "status": "closed"}));
     let closed_again = ok(&f, "session.close", json!({"session_id": chosen}));
     assert_eq!(closed_again["status"], "closed");
-    let error = err(&f, "session.close", json!({"session_id": cleveragents::SessionId::new()}));
+    let error = err(
+        &f,
+        "session.close",
+        json!({"session_id": cleveragents::SessionId::new()}),
+    );
     assert_eq!(error["code"], -32001);
     assert_eq!(error["message"], "Session not found");
 }
@@ -300,37 +485,79 @@ fn errors_carry_exact_codes_and_name_what_is_at_fault() {
     assert_eq!(e["message"], "Plan not found");
     assert_eq!(e["data"]["plan_id"], unknown.as_str());
 
-    let e = err(f, "_cleveragents/plan/status", json!({"plan_id": "not-a-ulid"}));
+    let e = err(
+        f,
+        "_cleveragents/plan/status",
+        json!({"plan_id": "not-a-ulid"}),
+    );
     assert_eq!(e["code"], -32602);
     assert_eq!(e["data"]["param"], "plan_id");
-    assert_eq!(e["data"]["reason"], "invalid plan id `not-a-ulid`: expected a 26-character ULID");
+    assert_eq!(
+        e["data"]["reason"],
+        "invalid plan id `not-a-ulid`: expected a 26-character ULID"
+    );
 
     let e = err(f, "_cleveragents/plan/status", json!({}));
-    assert_eq!((e["code"].as_i64(), e["data"]["param"].as_str()), (Some(-32602), Some("plan_id")));
+    assert_eq!(
+        (e["code"].as_i64(), e["data"]["param"].as_str()),
+        (Some(-32602), Some("plan_id"))
+    );
     assert_eq!(e["data"]["reason"], "missing field `plan_id`");
 
-    let e = err(f, "_cleveragents/plan/status", json!({"plan_id": w.plan_id, "planid": 1}));
+    let e = err(
+        f,
+        "_cleveragents/plan/status",
+        json!({"plan_id": w.plan_id, "planid": 1}),
+    );
     assert_eq!(e["data"]["param"], "planid");
 
-    let e = err(f, "_cleveragents/plan/use", json!({"action_name": "a", "arguments": 5}));
+    let e = err(
+        f,
+        "_cleveragents/plan/use",
+        json!({"action_name": "a", "arguments": 5}),
+    );
     assert_eq!(e["data"]["param"], "arguments");
 
     let e = err(f, "_cleveragents/plan/use", json!({"action_name": "  "}));
-    assert_eq!((e["code"].as_i64(), e["data"]["param"].as_str()), (Some(-32602), Some("action_name")));
+    assert_eq!(
+        (e["code"].as_i64(), e["data"]["param"].as_str()),
+        (Some(-32602), Some("action_name"))
+    );
 
-    let e = err(f, "_cleveragents/plan/explain", json!({"plan_id": w.plan_id, "decision_id": cleveragents::DecisionId::new()}));
-    assert_eq!((e["code"].as_i64(), e["message"].as_str()), (Some(-32001), Some("Decision not found")));
+    let e = err(
+        f,
+        "_cleveragents/plan/explain",
+        json!({"plan_id": w.plan_id, "decision_id": cleveragents::DecisionId::new()}),
+    );
+    assert_eq!(
+        (e["code"].as_i64(), e["message"].as_str()),
+        (Some(-32001), Some("Decision not found"))
+    );
     assert!(e["data"]["decision_id"].is_string());
 
-    let e = err(f, "_cleveragents/plan/execute", json!({"plan_id": w.plan_id}));
+    let e = err(
+        f,
+        "_cleveragents/plan/execute",
+        json!({"plan_id": w.plan_id}),
+    );
     assert_eq!(e["code"], -32004);
     assert_eq!(
         e["data"]["reason"],
-        format!("cannot execute plan `{}`: it is in phase `execute` with state `running`; execute needs phase `strategize` with state `completed`", w.plan_id)
+        format!(
+            "cannot execute plan `{}`: it is in phase `execute` with state `running`; execute needs phase `strategize` with state `completed`",
+            w.plan_id
+        )
     );
 
-    let e = err(f, "_cleveragents/namespace/show", json!({"namespace": "nope"}));
-    assert_eq!((e["code"].as_i64(), e["data"]["namespace"].as_str()), (Some(-32001), Some("nope")));
+    let e = err(
+        f,
+        "_cleveragents/namespace/show",
+        json!({"namespace": "nope"}),
+    );
+    assert_eq!(
+        (e["code"].as_i64(), e["data"]["namespace"].as_str()),
+        (Some(-32001), Some("nope"))
+    );
 
     let e = err(f, "_cleveragents/health/check", json!({"verbose": true}));
     assert_eq!(e["data"]["param"], "verbose");
@@ -339,7 +566,8 @@ fn errors_carry_exact_codes_and_name_what_is_at_fault() {
 #[test]
 fn in_process_dispatch_matches_the_wire() {
     let f = A2aLocalFacade::in_memory();
-    let request = A2aRequest::with_id(9, "_cleveragents/plan/use", json!({"action_name": "a"})).unwrap();
+    let request =
+        A2aRequest::with_id(9, "_cleveragents/plan/use", json!({"action_name": "a"})).unwrap();
     let response = f.dispatch(&request);
     assert_eq!(response.id(), &cleveragents::RequestId::from(9));
     assert_eq!(response.result().unwrap()["phase"], "strategize");
@@ -352,17 +580,34 @@ fn in_process_dispatch_matches_the_wire() {
 fn subscribers_receive_plan_transitions() {
     let f = A2aLocalFacade::in_memory();
     let sub = ok(&f, "_cleveragents/event/subscribe", json!({}));
-    let sub_id = cleveragents::a2a::SubscriptionId::from_u64(sub["subscription_id"].as_u64().unwrap());
+    let sub_id =
+        cleveragents::a2a::SubscriptionId::from_u64(sub["subscription_id"].as_u64().unwrap());
     let plan = ok(&f, "_cleveragents/plan/use", json!({"action_name": "a"}));
-    ok(&f, "_cleveragents/plan/execute", json!({"plan_id": plan["plan_id"]}));
+    ok(
+        &f,
+        "_cleveragents/plan/execute",
+        json!({"plan_id": plan["plan_id"]}),
+    );
     let queue = f.event_queue().unwrap();
     let events = queue.drain(sub_id);
     let states: Vec<(&str, &str)> = events
         .iter()
-        .map(|e| (e.data["phase"].as_str().unwrap(), e.data["state"].as_str().unwrap()))
+        .map(|e| {
+            (
+                e.data["phase"].as_str().unwrap(),
+                e.data["state"].as_str().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(states, [("strategize", "completed"), ("execute", "running")]);
+    assert_eq!(
+        states,
+        [("strategize", "completed"), ("execute", "running")]
+    );
     // A late subscriber gets the history replayed after the event it names.
-    let replay = ok(&f, "_cleveragents/event/subscribe", json!({"after_event_id": events[0].event_id}));
+    let replay = ok(
+        &f,
+        "_cleveragents/event/subscribe",
+        json!({"after_event_id": events[0].event_id}),
+    );
     assert_eq!(replay["events"].as_array().unwrap().len(), 1);
 }

@@ -1,5 +1,12 @@
 //! The examples of the JSON-RPC 2.0 specification (section 7), adapted to the
 //! facade's methods, plus the envelope rules around them.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests and benches fail by panicking"
+)]
 
 mod common;
 
@@ -24,7 +31,12 @@ fn positional_parameters_are_invalid_params() {
     .unwrap();
     assert_eq!(code(&reply), -32602);
     assert_eq!(reply["id"], 1);
-    assert!(reply["error"]["data"]["reason"].as_str().unwrap().contains("named params"));
+    assert!(
+        reply["error"]["data"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("named params")
+    );
 }
 
 #[test]
@@ -50,15 +62,28 @@ fn a_notification_runs_and_gets_no_reply() {
     );
     assert!(reply.is_none());
     let plans = common::ok(&f, "_cleveragents/plan/list", json!({}));
-    assert_eq!(plans["plans"][0]["action_name"], "silent", "the notification ran");
+    assert_eq!(
+        plans["plans"][0]["action_name"], "silent",
+        "the notification ran"
+    );
     // Failing notifications stay silent too.
     assert!(wire_text(&f, r#"{"jsonrpc": "2.0", "method": "foobar"}"#).is_none());
-    assert!(wire_text(&f, r#"{"jsonrpc": "2.0", "method": "_cleveragents/plan/status", "params": [1]}"#).is_none());
+    assert!(
+        wire_text(
+            &f,
+            r#"{"jsonrpc": "2.0", "method": "_cleveragents/plan/status", "params": [1]}"#
+        )
+        .is_none()
+    );
 }
 
 #[test]
 fn a_non_existent_method_is_method_not_found() {
-    let reply = wire_text(&facade(), r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#).unwrap();
+    let reply = wire_text(
+        &facade(),
+        r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
+    )
+    .unwrap();
     assert_eq!(
         reply,
         json!({"jsonrpc": "2.0", "id": "1", "error": {"code": -32601, "message": "Method not found",
@@ -80,7 +105,11 @@ fn invalid_json_is_a_parse_error_with_null_id() {
 
 #[test]
 fn an_invalid_request_object_is_invalid_request() {
-    let reply = wire_text(&facade(), r#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#).unwrap();
+    let reply = wire_text(
+        &facade(),
+        r#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#,
+    )
+    .unwrap();
     assert_eq!(code(&reply), -32600);
     assert_eq!(reply["id"], Value::Null);
 }
@@ -138,7 +167,16 @@ fn a_mixed_batch_answers_in_order_without_notifications() {
     assert_reply(&reply);
     let items = reply.as_array().unwrap();
     let ids: Vec<&Value> = items.iter().map(|r| &r["id"]).collect();
-    assert_eq!(ids, [&json!("1"), &json!("2"), &Value::Null, &json!("5"), &json!("9")]);
+    assert_eq!(
+        ids,
+        [
+            &json!("1"),
+            &json!("2"),
+            &Value::Null,
+            &json!("5"),
+            &json!("9")
+        ]
+    );
     assert_eq!(items[0]["result"], json!({"plans": []}));
     assert_eq!(items[1]["result"], json!({"tools": []}));
     assert_eq!(code(&items[2]), -32600);
@@ -159,7 +197,17 @@ fn a_batch_of_notifications_gets_no_reply() {
 #[test]
 fn ids_are_echoed_with_their_exact_type_and_spelling() {
     let f = facade();
-    for id in [r#""abc""#, r#""""#, "7", "-1", "1.5", "1e3", "1.0", "null", "18446744073709551616"] {
+    for id in [
+        r#""abc""#,
+        r#""""#,
+        "7",
+        "-1",
+        "1.5",
+        "1e3",
+        "1.0",
+        "null",
+        "18446744073709551616",
+    ] {
         let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"_cleveragents/plan/list"}}"#);
         let reply = f.dispatch_json(text.as_bytes()).unwrap();
         let reply = String::from_utf8(reply).unwrap();
@@ -168,7 +216,7 @@ fn ids_are_echoed_with_their_exact_type_and_spelling() {
             "id {id} echoed as sent: {reply}"
         );
     }
-    for bad in ["{}", "[1]", "true"] {
+    for bad in ["{}", "[1]", "true", "1e400", "-1e400"] {
         let text = format!(r#"{{"jsonrpc":"2.0","id":{bad},"method":"_cleveragents/plan/list"}}"#);
         let reply = wire_text(&f, &text).unwrap();
         assert_eq!(code(&reply), -32600, "id {bad}");
@@ -201,7 +249,10 @@ fn envelope_violations_are_invalid_requests() {
     // When the id itself is valid it is echoed even though the request is not.
     let reply = wire_text(&f, r#"{"jsonrpc":"1.0","id":"k","method":"x"}"#).unwrap();
     assert_eq!(reply["id"], "k");
-    assert_eq!(reply["error"]["data"]["reason"], "`jsonrpc` must be \"2.0\", got \"1.0\"");
+    assert_eq!(
+        reply["error"]["data"]["reason"],
+        "`jsonrpc` must be \"2.0\", got \"1.0\""
+    );
 }
 
 #[test]
@@ -222,7 +273,11 @@ fn escaped_method_names_are_understood() {
 
 #[test]
 fn rpc_names_are_reserved() {
-    let reply = wire_text(&facade(), r#"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#).unwrap();
+    let reply = wire_text(
+        &facade(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#,
+    )
+    .unwrap();
     assert_eq!(code(&reply), -32601);
     assert_eq!(
         reply["error"]["data"]["reason"],
@@ -251,12 +306,24 @@ fn hostile_input_is_rejected_without_crashing() {
     );
     let reply = wire_text(&f, &huge).unwrap();
     assert_eq!(code(&reply), -32600);
-    assert!(reply["error"]["data"]["reason"].as_str().unwrap().contains("exceeds the limit"));
+    assert!(
+        reply["error"]["data"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("exceeds the limit")
+    );
 
-    let reply = f.dispatch_json(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}").unwrap();
+    let reply = f
+        .dispatch_json(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}")
+        .unwrap();
     let reply: Value = serde_json::from_slice(&reply).unwrap();
     assert_eq!(code(&reply), -32700);
-    assert!(reply["error"]["data"]["reason"].as_str().unwrap().contains("invalid UTF-8 at byte 34"));
+    assert!(
+        reply["error"]["data"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("invalid UTF-8 at byte 34")
+    );
 
     let batch = format!("[{}]", vec!["1"; 1001].join(","));
     let reply = wire_text(&f, &batch).unwrap();
@@ -271,7 +338,12 @@ fn hostile_input_is_rejected_without_crashing() {
 #[test]
 fn limits_are_configurable() {
     let f = A2aLocalFacade::builder()
-        .limits(cleveragents::a2a::WireLimits::default().max_depth(2).max_batch(1).max_request_bytes(200))
+        .limits(
+            cleveragents::a2a::WireLimits::default()
+                .max_depth(2)
+                .max_batch(1)
+                .max_request_bytes(200),
+        )
         .build();
     let nested = r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":{"b":1}}}"#;
     assert_eq!(code(&wire_text(&f, nested).unwrap()), -32600);

@@ -173,7 +173,9 @@ impl StandardErrorCode {
             Self::UnsupportedOperation => "This operation is not supported",
             Self::ContentTypeNotSupported => "Incompatible content types",
             Self::InvalidAgentResponse => "Invalid agent response",
-            Self::AuthenticatedExtendedCardNotConfigured => "Authenticated Extended Card is not configured",
+            Self::AuthenticatedExtendedCardNotConfigured => {
+                "Authenticated Extended Card is not configured"
+            }
             Self::ExtensionSupportRequired => "Extension support required",
             Self::VersionNotSupported => "Version not supported",
         }
@@ -307,7 +309,10 @@ impl A2aOperationNotFoundError {
     pub fn new(operation: impl Into<String>) -> Self {
         let operation = operation.into();
         let reserved = operation.starts_with("rpc.");
-        Self { operation, reserved }
+        Self {
+            operation,
+            reserved,
+        }
     }
 
     /// The method name that was not found.
@@ -426,7 +431,10 @@ impl A2aError {
                 } else {
                     e.to_string()
                 };
-                (default_message.to_owned(), json!({"method": e.operation, "reason": reason}))
+                (
+                    default_message.to_owned(),
+                    json!({"method": e.operation, "reason": reason}),
+                )
             }
             Self::VersionMismatch(e) => (
                 default_message.to_owned(),
@@ -436,7 +444,10 @@ impl A2aError {
                 (default_message.to_owned(), json!({"reason": reason}))
             }
             Self::InvalidParams { param, reason } => match param {
-                Some(p) => (default_message.to_owned(), json!({"param": p, "reason": reason})),
+                Some(p) => (
+                    default_message.to_owned(),
+                    json!({"param": p, "reason": reason}),
+                ),
                 None => (default_message.to_owned(), json!({"reason": reason})),
             },
             Self::Service(e) => service_detail(e, default_message),
@@ -463,7 +474,9 @@ fn service_detail(error: &ServiceError, default_message: &str) -> (String, Value
             format!("{} already exists", capitalized(entity)),
             json!({ *key: id, "reason": error.to_string() }),
         ),
-        ServiceError::InvalidState { key, id, action, .. } => (
+        ServiceError::InvalidState {
+            key, id, action, ..
+        } => (
             default_message.to_owned(),
             json!({ *key: id, "operation": action, "reason": error.to_string() }),
         ),
@@ -485,21 +498,42 @@ mod tests {
 
     #[test]
     fn vendor_codes_are_the_seed_table() {
-        let table: Vec<(i64, &str)> = ErrorCode::ALL.iter().map(|c| (c.code(), c.message())).collect();
+        let table: Vec<(i64, &str)> = ErrorCode::ALL
+            .iter()
+            .map(|c| (c.code(), c.message()))
+            .collect();
         assert_eq!(table.len(), 13);
-        assert_eq!(ErrorCode::from_code(-32006), Some(ErrorCode::BudgetExceeded));
+        assert_eq!(
+            ErrorCode::from_code(-32006),
+            Some(ErrorCode::BudgetExceeded)
+        );
         assert_eq!(ErrorCode::from_code(-32009), None);
     }
 
     #[test]
     fn families_differ_where_the_standard_has_its_own_code() {
         assert_eq!(ErrorKind::NotFound.code(ErrorFamily::Vendor).0, -32001);
-        assert_eq!(ErrorKind::NotFound.code(ErrorFamily::Standard), (-32001, "Task not found"));
-        assert_eq!(ErrorKind::VersionMismatch.code(ErrorFamily::Vendor).0, -32007);
-        assert_eq!(ErrorKind::VersionMismatch.code(ErrorFamily::Standard).0, -32009);
+        assert_eq!(
+            ErrorKind::NotFound.code(ErrorFamily::Standard),
+            (-32001, "Task not found")
+        );
+        assert_eq!(
+            ErrorKind::VersionMismatch.code(ErrorFamily::Vendor).0,
+            -32007
+        );
+        assert_eq!(
+            ErrorKind::VersionMismatch.code(ErrorFamily::Standard).0,
+            -32009
+        );
         assert_eq!(ErrorKind::NotAvailable.code(ErrorFamily::Vendor).0, -32004);
-        assert_eq!(ErrorKind::NotAvailable.code(ErrorFamily::Standard).0, -32004);
-        assert_eq!(ErrorKind::InvalidParams.code(ErrorFamily::Standard).0, -32602);
+        assert_eq!(
+            ErrorKind::NotAvailable.code(ErrorFamily::Standard).0,
+            -32004
+        );
+        assert_eq!(
+            ErrorKind::InvalidParams.code(ErrorFamily::Standard).0,
+            -32602
+        );
     }
 
     #[test]

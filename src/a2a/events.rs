@@ -193,7 +193,10 @@ impl A2aEventQueue {
     }
 
     /// Calls `callback` for every event published from now on.
-    pub fn subscribe_local(&self, callback: impl Fn(&A2aEvent) + Send + Sync + 'static) -> SubscriptionId {
+    pub fn subscribe_local(
+        &self,
+        callback: impl Fn(&A2aEvent) + Send + Sync + 'static,
+    ) -> SubscriptionId {
         let id = self.next_id();
         self.inner
             .state
@@ -221,17 +224,19 @@ impl A2aEventQueue {
     /// unknown id or a callback subscription).
     #[must_use]
     pub fn drain(&self, id: SubscriptionId) -> Vec<A2aEvent> {
-        let buffer = self
-            .inner
-            .state
-            .lock()
-            .subscribers
-            .iter()
-            .find_map(|(sid, sink)| match sink {
-                Sink::Buffer { events, .. } if *sid == id => Some(Arc::clone(events)),
-                _ => None,
-            });
-        buffer.map(|b| b.lock().drain(..).collect()).unwrap_or_default()
+        let buffer =
+            self.inner
+                .state
+                .lock()
+                .subscribers
+                .iter()
+                .find_map(|(sid, sink)| match sink {
+                    Sink::Buffer { events, .. } if *sid == id => Some(Arc::clone(events)),
+                    _ => None,
+                });
+        buffer
+            .map(|b| b.lock().drain(..).collect())
+            .unwrap_or_default()
     }
 
     /// The ids of the buffered subscriptions.
@@ -362,7 +367,11 @@ mod tests {
         for e in &events {
             queue.publish(e.clone()).unwrap();
         }
-        let kept: Vec<String> = queue.get_events(10).into_iter().map(|e| e.event_type).collect();
+        let kept: Vec<String> = queue
+            .get_events(10)
+            .into_iter()
+            .map(|e| e.event_type)
+            .collect();
         assert_eq!(kept, ["e2", "e3", "e4"]);
         assert_eq!(queue.get_events(1)[0].event_type, "e4");
         let after = queue.events_after(Some(events[3].event_id), &EventFilter::default());

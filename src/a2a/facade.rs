@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::error::{A2aError, A2aNotAvailableError, A2aOperationNotFoundError};
@@ -173,8 +172,12 @@ impl A2aLocalFacade {
     #[must_use]
     pub fn in_memory_with_clock(clock: Arc<dyn Clock>) -> Self {
         let mut builder = Self::builder()
-            .session_service(Arc::new(crate::InMemorySessionService::with_clock(Arc::clone(&clock))))
-            .plan_lifecycle_service(Arc::new(crate::InMemoryPlanLifecycle::with_clock(Arc::clone(&clock))))
+            .session_service(Arc::new(crate::InMemorySessionService::with_clock(
+                Arc::clone(&clock),
+            )))
+            .plan_lifecycle_service(Arc::new(crate::InMemoryPlanLifecycle::with_clock(
+                Arc::clone(&clock),
+            )))
             .context_service(Arc::new(crate::InMemoryContextService::new()))
             .diagnostics_service(Arc::new(crate::DiagnosticsRegistry::new()))
             .sync_service(Arc::new(crate::InMemorySync::new()))
@@ -202,8 +205,13 @@ impl A2aLocalFacade {
     /// no notifications).
     #[must_use]
     pub fn dispatch(&self, request: &A2aRequest) -> A2aResponse {
-        match self.handle(request.method(), Params::Value(request.params_value())) {
-            Ok(raw) => match serde_json::from_str::<Value>(raw.get()) {
+        let mut buf = Vec::new();
+        match self.handle(
+            request.method(),
+            Params::Value(request.params_value()),
+            &mut buf,
+        ) {
+            Ok(()) => match serde_json::from_slice::<Value>(&buf) {
                 Ok(value) => A2aResponse::success(request.id().clone(), value),
                 Err(e) => A2aResponse::failure(
                     request.id().clone(),
@@ -221,18 +229,19 @@ impl A2aLocalFacade {
     /// malformed requests -32600, input over the [`WireLimits`] -32600.
     #[must_use]
     pub fn dispatch_json(&self, input: &[u8]) -> Option<Vec<u8>> {
-        wire::dispatch(input, &self.inner.limits, &|method, params| {
-            self.handle(method, Params::Raw(params))
+        wire::dispatch(input, &self.inner.limits, &|method, params, out| {
+            self.handle(method, Params::Raw(params), out)
         })
     }
 
-    fn handle(&self, name: &str, params: Params<'_>) -> HandlerResult {
+    fn handle(&self, name: &str, params: Params<'_>, out: &mut Vec<u8>) -> HandlerResult {
         let Some(resolved) = Method::resolve(name) else {
             let error = A2aError::from(A2aOperationNotFoundError::new(name));
             return Err(error.to_detail(super::error::ErrorFamily::Vendor));
         };
         let method = resolved.method;
-        self.call(method, params).map_err(|e| e.to_detail(method.family()))
+        self.call(method, params, &mut Out(out))
+            .map_err(|e| e.to_detail(method.family()))
     }
 
     fn missing(method: Method) -> A2aError {
@@ -244,19 +253,35 @@ impl A2aLocalFacade {
     }
 
     fn sessions(&self, method: Method) -> Result<&dyn SessionService, A2aError> {
-        self.inner.services.sessions.as_deref().ok_or_else(|| Self::missing(method))
+        self.inner
+            .services
+            .sessions
+            .as_deref()
+            .ok_or_else(|| Self::missing(method))
     }
 
     fn plans(&self, method: Method) -> Result<&dyn PlanLifecycle, A2aError> {
-        self.inner.services.plans.as_deref().ok_or_else(|| Self::missing(method))
+        self.inner
+            .services
+            .plans
+            .as_deref()
+            .ok_or_else(|| Self::missing(method))
     }
 
     fn context(&self, method: Method) -> Result<&dyn ContextService, A2aError> {
-        self.inner.services.context.as_deref().ok_or_else(|| Self::missing(method))
+        self.inner
+            .services
+            .context
+            .as_deref()
+            .ok_or_else(|| Self::missing(method))
     }
 
     fn sync(&self, method: Method) -> Result<&dyn SyncService, A2aError> {
-        self.inner.services.sync.as_deref().ok_or_else(|| Self::missing(method))
+        self.inner
+            .services
+            .sync
+            .as_deref()
+            .ok_or_else(|| Self::missing(method))
     }
 
     fn registry(&self, kind: RegistryKind) -> Option<&dyn Registry> {
@@ -278,7 +303,12 @@ impl A2aLocalFacade {
             "phase": status.phase,
             "state": status.state,
         });
-        if let Ok(event) = A2aEvent::new(TASK_STATUS_UPDATE, Some(status.plan_id), data, &*self.inner.clock) {
+        if let Ok(event) = A2aEvent::new(
+            TASK_STATUS_UPDATE,
+            Some(status.plan_id),
+            data,
+            &*self.inner.clock,
+        ) {
             // A closed queue means nobody listens any more; the transition itself succeeded.
             let _ = queue.publish(event);
         }
@@ -289,22 +319,26 @@ impl A2aLocalFacade {
         method: Method,
         params: &Params<'_>,
         op: impl FnOnce(&dyn PlanLifecycle, crate::PlanId) -> crate::ServiceResult<PlanStatus>,
-    ) -> Result<Box<RawValue>, A2aError> {
+        out: &mut Out<'_>,
+    ) -> Result<(), A2aError> {
         let plans = self.plans(method)?;
         let p: params::PlanRef = params.parse()?;
         let status = op(plans, p.plan_id)?;
         self.publish_status(&status);
-        out(&status)
+        out.write(&status)
     }
 
-    #[expect(clippy::too_many_lines, reason = "one flat routing table reads best as one match")]
-    fn call(&self, method: Method, params: Params<'_>) -> Result<Box<RawValue>, A2aError> {
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one flat routing table reads best as one match"
+    )]
+    fn call(&self, method: Method, params: Params<'_>, out: &mut Out<'_>) -> Result<(), A2aError> {
         use Method as M;
         match method {
             M::SessionCreate => {
                 let request: CreateSession = params.parse()?;
                 let created = self.sessions(method)?.create(request)?;
-                out(&json!({
+                out.write(&json!({
                     "session_id": created.session.session_id,
                     "status": if created.created { "created" } else { "existing" },
                 }))
@@ -312,54 +346,54 @@ impl A2aLocalFacade {
             M::SessionClose => {
                 let p: params::SessionRef = params.parse()?;
                 let session = self.sessions(method)?.close(p.session_id)?;
-                out(&json!({"session_id": session.session_id, "status": "closed"}))
+                out.write(&json!({"session_id": session.session_id, "status": "closed"}))
             }
             M::PlanUse => {
                 let request: crate::UsePlan = params.parse()?;
                 let status = self.plans(method)?.use_action(request)?;
                 self.publish_status(&status);
-                out(&status)
+                out.write(&status)
             }
-            M::PlanExecute => self.transition(method, &params, |s, id| s.execute(id)),
-            M::PlanApply => self.transition(method, &params, |s, id| s.apply(id)),
-            M::PlanCancel => self.transition(method, &params, |s, id| s.cancel(id)),
-            M::PlanRollback => self.transition(method, &params, |s, id| s.rollback(id)),
+            M::PlanExecute => self.transition(method, &params, |s, id| s.execute(id), out),
+            M::PlanApply => self.transition(method, &params, |s, id| s.apply(id), out),
+            M::PlanCancel => self.transition(method, &params, |s, id| s.cancel(id), out),
+            M::PlanRollback => self.transition(method, &params, |s, id| s.rollback(id), out),
             M::PlanStatus => {
                 let plans = self.plans(method)?;
                 let p: params::PlanRef = params.parse()?;
-                out(&plans.status(p.plan_id)?)
+                out.write(&plans.status(p.plan_id)?)
             }
             M::PlanTree => {
                 let plans = self.plans(method)?;
                 let p: params::PlanRef = params.parse()?;
-                out(&json!({"plan_id": p.plan_id, "decisions": plans.tree(p.plan_id)?}))
+                out.write(&json!({"plan_id": p.plan_id, "decisions": plans.tree(p.plan_id)?}))
             }
             M::PlanExplain => {
                 let plans = self.plans(method)?;
                 let p: params::Explain = params.parse()?;
-                out(&json!({"plan_id": p.plan_id, "decision": plans.explain(p.plan_id, p.decision_id)?}))
+                out.write(&json!({"plan_id": p.plan_id, "decision": plans.explain(p.plan_id, p.decision_id)?}))
             }
             M::PlanCorrect => {
                 let plans = self.plans(method)?;
                 let p: params::Correct = params.parse()?;
                 let mut correction = crate::Correction::new(p.guidance);
                 correction.decision_id = p.decision_id;
-                out(&json!({"plan_id": p.plan_id, "decision": plans.correct(p.plan_id, correction)?}))
+                out.write(&json!({"plan_id": p.plan_id, "decision": plans.correct(p.plan_id, correction)?}))
             }
             M::PlanPrompt => {
                 let plans = self.plans(method)?;
                 let p: params::Prompt = params.parse()?;
-                out(&json!({"plan_id": p.plan_id, "decision": plans.prompt(p.plan_id, p.guidance)?}))
+                out.write(&json!({"plan_id": p.plan_id, "decision": plans.prompt(p.plan_id, p.guidance)?}))
             }
             M::PlanDiff => {
                 let plans = self.plans(method)?;
                 let p: params::PlanRef = params.parse()?;
-                out(&json!({"plan_id": p.plan_id, "changes": plans.diff(p.plan_id)?}))
+                out.write(&json!({"plan_id": p.plan_id, "changes": plans.diff(p.plan_id)?}))
             }
             M::PlanArtifacts => {
                 let plans = self.plans(method)?;
                 let p: params::PlanRef = params.parse()?;
-                out(&json!({"plan_id": p.plan_id, "artifacts": plans.artifacts(p.plan_id)?}))
+                out.write(&json!({"plan_id": p.plan_id, "artifacts": plans.artifacts(p.plan_id)?}))
             }
             M::PlanList => {
                 let filter: crate::PlanFilter = params.parse()?;
@@ -367,54 +401,71 @@ impl A2aLocalFacade {
                     Some(service) => service.list(&filter)?,
                     None => Vec::new(),
                 };
-                out(&json!({"plans": plans}))
+                out.write(&json!({"plans": plans}))
             }
-            M::RegistryToolList => self.list_registry(RegistryKind::Tool, "tools", &params),
-            M::RegistryResourceList => self.list_registry(RegistryKind::Resource, "resources", &params),
-            M::RegistryActorList => self.list_registry(RegistryKind::Actor, "actors", &params),
-            M::RegistrySkillList => self.list_registry(RegistryKind::Skill, "skills", &params),
-            M::RegistryActionList => self.list_registry(RegistryKind::Action, "actions", &params),
-            M::RegistryProjectList => self.list_registry(RegistryKind::Project, "projects", &params),
+            M::RegistryToolList => self.list_registry(RegistryKind::Tool, "tools", &params, out),
+            M::RegistryResourceList => {
+                self.list_registry(RegistryKind::Resource, "resources", &params, out)
+            }
+            M::RegistryActorList => self.list_registry(RegistryKind::Actor, "actors", &params, out),
+            M::RegistrySkillList => self.list_registry(RegistryKind::Skill, "skills", &params, out),
+            M::RegistryActionList => {
+                self.list_registry(RegistryKind::Action, "actions", &params, out)
+            }
+            M::RegistryProjectList => {
+                self.list_registry(RegistryKind::Project, "projects", &params, out)
+            }
             M::ContextShow => {
                 let scope: ContextScope = params.parse()?;
-                out(&json!({"entries": self.context(method)?.show(&scope)?}))
+                out.write(&json!({"entries": self.context(method)?.show(&scope)?}))
             }
             M::ContextInspect => {
                 let scope: ContextScope = params.parse()?;
-                out(&json!({"tiers": self.context(method)?.inspect(&scope)?}))
+                out.write(&json!({"tiers": self.context(method)?.inspect(&scope)?}))
             }
             M::ContextSimulate => {
                 let p: params::Simulate = params.parse()?;
-                out(&json!({"entries": self.context(method)?.simulate(&p.scope(), &p.overrides)?}))
+                out.write(
+                    &json!({"entries": self.context(method)?.simulate(&p.scope(), &p.overrides)?}),
+                )
             }
             M::ContextSet => {
                 let p: params::ContextSet = params.parse()?;
                 let scope = p.scope();
                 self.context(method)?.set(&scope, &p.key, p.value)?;
-                out(&json!({"key": p.key, "tier": scope.narrowest_tier(), "status": "set"}))
+                out.write(&json!({"key": p.key, "tier": scope.narrowest_tier(), "status": "set"}))
             }
             M::HealthCheck => {
                 let _: params::Empty = params.parse()?;
-                out(&self.health())
+                out.write(&self.health())
             }
             M::DiagnosticsRun => {
                 let _: params::Empty = params.parse()?;
-                let service = self.inner.services.diagnostics.as_deref().ok_or_else(|| Self::missing(method))?;
+                let service = self
+                    .inner
+                    .services
+                    .diagnostics
+                    .as_deref()
+                    .ok_or_else(|| Self::missing(method))?;
                 let checks = service.run()?;
-                let status = checks.iter().map(|c| c.status).max().unwrap_or(CheckStatus::Pass);
-                out(&json!({"status": status, "checks": checks}))
+                let status = checks
+                    .iter()
+                    .map(|c| c.status)
+                    .max()
+                    .unwrap_or(CheckStatus::Pass);
+                out.write(&json!({"status": status, "checks": checks}))
             }
             M::SyncPull => {
                 let p: params::NamespaceOpt = params.parse()?;
-                out(&self.sync(method)?.pull(p.namespace.as_deref())?)
+                out.write(&self.sync(method)?.pull(p.namespace.as_deref())?)
             }
             M::SyncPush => {
                 let p: params::NamespaceOpt = params.parse()?;
-                out(&self.sync(method)?.push(p.namespace.as_deref())?)
+                out.write(&self.sync(method)?.push(p.namespace.as_deref())?)
             }
             M::SyncStatus => {
                 let p: params::NamespaceOpt = params.parse()?;
-                out(&self.sync(method)?.status(p.namespace.as_deref())?)
+                out.write(&self.sync(method)?.status(p.namespace.as_deref())?)
             }
             M::NamespaceList => {
                 let _: params::Empty = params.parse()?;
@@ -422,37 +473,53 @@ impl A2aLocalFacade {
                     Some(service) => service.namespaces()?,
                     None => Vec::new(),
                 };
-                out(&json!({"namespaces": namespaces}))
+                out.write(&json!({"namespaces": namespaces}))
             }
             M::NamespaceShow => {
                 let p: params::NamespaceRef = params.parse()?;
-                out(&self.sync(method)?.namespace(&p.namespace)?)
+                out.write(&self.sync(method)?.namespace(&p.namespace)?)
             }
             M::NamespaceMembers => {
                 let p: params::NamespaceRef = params.parse()?;
                 let members = self.sync(method)?.members(&p.namespace)?;
-                out(&json!({"namespace": p.namespace, "members": members}))
+                out.write(&json!({"namespace": p.namespace, "members": members}))
             }
             M::EventSubscribe => {
                 let p: params::Subscribe = params.parse()?;
-                let queue = self.inner.services.events.as_ref().ok_or_else(|| Self::missing(method))?;
-                let filter = EventFilter::default().event_types(p.event_types).plan(p.plan_id);
+                let queue = self
+                    .inner
+                    .services
+                    .events
+                    .as_ref()
+                    .ok_or_else(|| Self::missing(method))?;
+                let filter = EventFilter::default()
+                    .event_types(p.event_types)
+                    .plan(p.plan_id);
                 let replay = queue.events_after(p.after_event_id, &filter);
                 let id = queue.subscribe_buffered(filter);
-                out(&json!({"subscription_id": id, "events": replay}))
+                out.write(&json!({"subscription_id": id, "events": replay}))
             }
         }
     }
 
-    fn list_registry(&self, kind: RegistryKind, key: &str, params: &Params<'_>) -> Result<Box<RawValue>, A2aError> {
+    fn list_registry(
+        &self,
+        kind: RegistryKind,
+        key: &str,
+        params: &Params<'_>,
+        out: &mut Out<'_>,
+    ) -> Result<(), A2aError> {
         let filter: RegistryFilter = params.parse()?;
         let entries = match self.registry(kind) {
             Some(registry) => registry.list(&filter)?,
             None => Vec::new(),
         };
         let mut map = Map::with_capacity(1);
-        map.insert(key.to_owned(), serde_json::to_value(entries).map_err(|e| internal(&e))?);
-        out(&map)
+        map.insert(
+            key.to_owned(),
+            serde_json::to_value(entries).map_err(|e| internal(&e))?,
+        );
+        out.write(&map)
     }
 
     fn health(&self) -> Value {
@@ -485,9 +552,16 @@ impl A2aLocalFacade {
 }
 
 fn internal(e: &serde_json::Error) -> A2aError {
-    A2aError::from(crate::ServiceError::Host(Box::new(std::io::Error::other(e.to_string()))))
+    A2aError::from(crate::ServiceError::Host(Box::new(std::io::Error::other(
+        e.to_string(),
+    ))))
 }
 
-fn out<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, A2aError> {
-    serde_json::value::to_raw_value(value).map_err(|e| internal(&e))
+/// Where a handler writes its result: straight into the reply buffer.
+struct Out<'a>(&'a mut Vec<u8>);
+
+impl Out<'_> {
+    fn write<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), A2aError> {
+        serde_json::to_writer(&mut *self.0, value).map_err(|e| internal(&e))
+    }
 }

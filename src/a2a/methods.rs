@@ -153,12 +153,18 @@ impl Method {
     #[must_use]
     pub fn resolve(name: &str) -> Option<Resolved> {
         if let Some(method) = Self::from_canonical(name) {
-            return Some(Resolved { method, legacy: false });
+            return Some(Resolved {
+                method,
+                legacy: false,
+            });
         }
         LEGACY_ALIASES
             .iter()
             .find(|(legacy, _)| *legacy == name)
-            .map(|&(_, method)| Resolved { method, legacy: true })
+            .map(|&(_, method)| Resolved {
+                method,
+                legacy: true,
+            })
     }
 
     /// The error-code family of this method.

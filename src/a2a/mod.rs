@@ -12,12 +12,12 @@ mod stdio;
 mod wire;
 
 pub use error::{
-    A2aError, A2aNotAvailableError, A2aOperationNotFoundError, A2aVersionMismatchError,
-    ErrorCode, ErrorFamily, ErrorKind, StandardErrorCode,
+    A2aError, A2aNotAvailableError, A2aOperationNotFoundError, A2aVersionMismatchError, ErrorCode,
+    ErrorFamily, ErrorKind, StandardErrorCode,
 };
 pub use events::{
-    A2aEventQueue, DEFAULT_HISTORY, EventFilter, QueueClosed, SubscriptionId,
-    TASK_ARTIFACT_UPDATE, TASK_STATUS_UPDATE,
+    A2aEventQueue, DEFAULT_HISTORY, EventFilter, QueueClosed, SubscriptionId, TASK_ARTIFACT_UPDATE,
+    TASK_STATUS_UPDATE,
 };
 pub use facade::{A2aLocalFacade, A2aLocalFacadeBuilder};
 pub use methods::{LEGACY_ALIASES, Method, Resolved};

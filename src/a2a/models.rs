@@ -550,7 +550,12 @@ mod tests {
         assert_eq!(ok.id().to_string().len(), 26, "empty id replaced by a ULID");
         assert!(ok.params().is_empty());
         let wrong = serde_json::from_str::<A2aRequest>(r#"{"jsonrpc":"1.0","method":"m"}"#);
-        assert!(wrong.unwrap_err().to_string().contains("`jsonrpc` must be \"2.0\""));
+        assert!(
+            wrong
+                .unwrap_err()
+                .to_string()
+                .contains("`jsonrpc` must be \"2.0\"")
+        );
         assert!(serde_json::from_str::<A2aRequest>(r#"{"jsonrpc":"2.0","method":" "}"#).is_err());
         assert!(
             serde_json::from_str::<A2aRequest>(r#"{"jsonrpc":"2.0","method":"m","params":[1]}"#)
@@ -566,7 +571,10 @@ mod tests {
     fn request_round_trips() {
         let req = A2aRequest::with_id(5, "m", json!({"a": 1})).unwrap();
         let text = serde_json::to_string(&req).unwrap();
-        assert_eq!(text, r#"{"jsonrpc":"2.0","id":5,"method":"m","params":{"a":1}}"#);
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":5,"method":"m","params":{"a":1}}"#
+        );
         assert_eq!(serde_json::from_str::<A2aRequest>(&text).unwrap(), req);
     }
 
@@ -576,8 +584,16 @@ mod tests {
             serde_json::from_str(r#"{"jsonrpc":"2.0","id":null,"result":null}"#).unwrap();
         assert_eq!(null_result.result(), Some(&Value::Null));
         let neither = serde_json::from_str::<A2aResponse>(r#"{"jsonrpc":"2.0","id":1}"#);
-        assert!(neither.unwrap_err().to_string().contains("either `result` or `error`"));
-        let err = A2aResponse::failure(RequestId::Null, A2aErrorDetail::new(-32600, "Invalid Request"));
+        assert!(
+            neither
+                .unwrap_err()
+                .to_string()
+                .contains("either `result` or `error`")
+        );
+        let err = A2aResponse::failure(
+            RequestId::Null,
+            A2aErrorDetail::new(-32600, "Invalid Request"),
+        );
         let text = serde_json::to_string(&err).unwrap();
         assert_eq!(
             text,
@@ -589,8 +605,13 @@ mod tests {
     #[test]
     fn event_round_trips() {
         let clock = crate::ManualClock::default();
-        let event = A2aEvent::new("TaskStatusUpdateEvent", Some(PlanId::new()), json!({"s": 1}), &clock)
-            .unwrap();
+        let event = A2aEvent::new(
+            "TaskStatusUpdateEvent",
+            Some(PlanId::new()),
+            json!({"s": 1}),
+            &clock,
+        )
+        .unwrap();
         let text = serde_json::to_string(&event).unwrap();
         assert!(text.contains("\"timestamp\":\"2025-01-01T00:00:00.000Z\""));
         assert_eq!(serde_json::from_str::<A2aEvent>(&text).unwrap(), event);

@@ -38,7 +38,9 @@ impl Params<'_> {
         let path = match self {
             Params::Raw(Some(raw)) => {
                 let mut de = serde_json::Deserializer::from_str(raw.get());
-                serde_path_to_error::deserialize::<_, T>(&mut de).err().map(|e| e.path().to_string())
+                serde_path_to_error::deserialize::<_, T>(&mut de)
+                    .err()
+                    .map(|e| e.path().to_string())
             }
             Params::Value(value) => serde_path_to_error::deserialize::<_, T>(*value)
                 .err()

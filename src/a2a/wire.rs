@@ -59,8 +59,12 @@ impl WireLimits {
     }
 }
 
-/// What a method handler returns: the raw JSON result, or the error object.
-pub(crate) type HandlerResult = Result<Box<RawValue>, A2aErrorDetail>;
+/// A method handler appends its JSON result to the buffer, or returns the error
+/// object (whatever it appended is then discarded).
+pub(crate) type HandlerResult = Result<(), A2aErrorDetail>;
+
+/// The signature of the facade's method router as the wire sees it.
+pub(crate) type Handler<'h> = &'h dyn Fn(&str, Option<&RawValue>, &mut Vec<u8>) -> HandlerResult;
 
 #[derive(Deserialize)]
 struct Envelope<'a> {
@@ -82,11 +86,7 @@ fn present_raw<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
 const NULL_ID: &str = "null";
 
 /// Processes one wire message (a single request or a batch).
-pub(crate) fn dispatch(
-    input: &[u8],
-    limits: &WireLimits,
-    handler: &dyn Fn(&str, Option<&RawValue>) -> HandlerResult,
-) -> Option<Vec<u8>> {
+pub(crate) fn dispatch(input: &[u8], limits: &WireLimits, handler: Handler<'_>) -> Option<Vec<u8>> {
     let text = match precheck(input, limits) {
         Ok(text) => text,
         Err(error) => return Some(error_bytes(NULL_ID, &error)),
@@ -95,10 +95,7 @@ pub(crate) fn dispatch(
     if trimmed.starts_with('[') {
         dispatch_batch(text, limits, handler)
     } else {
-        dispatch_single(text, handler).map(|mut out| {
-            out.shrink_to_fit();
-            out
-        })
+        dispatch_single(text, handler)
     }
 }
 
@@ -150,11 +147,7 @@ fn check_depth(bytes: &[u8], max: usize) -> Result<(), A2aError> {
     Ok(())
 }
 
-fn dispatch_batch(
-    text: &str,
-    limits: &WireLimits,
-    handler: &dyn Fn(&str, Option<&RawValue>) -> HandlerResult,
-) -> Option<Vec<u8>> {
+fn dispatch_batch(text: &str, limits: &WireLimits, handler: Handler<'_>) -> Option<Vec<u8>> {
     let items: Vec<&RawValue> = match serde_json::from_str(text) {
         Ok(items) => items,
         Err(e) => return Some(error_bytes(NULL_ID, &parse_error(&e))),
@@ -199,10 +192,7 @@ fn parse_error(e: &serde_json::Error) -> A2aError {
 }
 
 /// One request object (already known to be syntactically valid inside a batch).
-fn dispatch_single(
-    text: &str,
-    handler: &dyn Fn(&str, Option<&RawValue>) -> HandlerResult,
-) -> Option<Vec<u8>> {
+fn dispatch_single(text: &str, handler: Handler<'_>) -> Option<Vec<u8>> {
     let envelope: Envelope<'_> = match serde_json::from_str(text) {
         Ok(envelope) => envelope,
         Err(e) if e.is_data() && serde_json::from_str::<IgnoredAny>(text).is_ok() => {
@@ -218,7 +208,19 @@ fn dispatch_single(
     let id = match envelope.id {
         None => None,
         Some(raw) => match raw.get().as_bytes().first() {
-            Some(b'"' | b'-' | b'0'..=b'9' | b'n') => Some(raw.get()),
+            Some(b'"' | b'n') => Some(raw.get()),
+            // Echoed verbatim, so it must also be a number every client can read back.
+            Some(b'-' | b'0'..=b'9')
+                if serde_json::from_str::<serde_json::Number>(raw.get()).is_ok() =>
+            {
+                Some(raw.get())
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                return Some(error_bytes(
+                    NULL_ID,
+                    &A2aError::invalid_request("`id` is a number out of the representable range"),
+                ));
+            }
             _ => {
                 return Some(error_bytes(
                     NULL_ID,
@@ -233,7 +235,12 @@ fn dispatch_single(
     match envelope.jsonrpc {
         Some(raw) if raw.get() == "\"2.0\"" => {}
         Some(raw) if serde_json::from_str::<&str>(raw.get()).ok() == Some("2.0") => {}
-        Some(raw) => return invalid(&format!("`jsonrpc` must be \"2.0\", got {}", truncate(raw.get()))),
+        Some(raw) => {
+            return invalid(&format!(
+                "`jsonrpc` must be \"2.0\", got {}",
+                truncate(raw.get())
+            ));
+        }
         None => return invalid("`jsonrpc` is missing; it must be \"2.0\""),
     }
     let Some(method_raw) = envelope.method else {
@@ -260,8 +267,9 @@ fn dispatch_single(
             Some(b'[') => {
                 let error = A2aError::InvalidParams {
                     param: None,
-                    reason: "positional (array) params are not supported; use named params (an object)"
-                        .to_owned(),
+                    reason:
+                        "positional (array) params are not supported; use named params (an object)"
+                            .to_owned(),
                 };
                 return id.map(|id| error_bytes(id, &error));
             }
@@ -269,12 +277,21 @@ fn dispatch_single(
         },
     };
 
-    let outcome = handler(method, params);
-    let id = id?;
-    Some(match outcome {
-        Ok(result) => result_bytes(id, &result),
-        Err(detail) => detail_bytes(id, &detail),
-    })
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(PREFIX);
+    out.extend_from_slice(id.unwrap_or(NULL_ID).as_bytes());
+    let mark = out.len();
+    out.extend_from_slice(br#","result":"#);
+    let outcome = handler(method, params, &mut out);
+    let _ = id?;
+    match outcome {
+        Ok(()) => out.push(b'}'),
+        Err(detail) => {
+            out.truncate(mark);
+            write_error_member(&mut out, &detail);
+        }
+    }
+    Some(out)
 }
 
 fn truncate(text: &str) -> String {
@@ -300,27 +317,24 @@ pub(crate) fn strip_position(message: &str) -> String {
 
 const PREFIX: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
 
-fn result_bytes(id: &str, result: &RawValue) -> Vec<u8> {
-    let mut out = Vec::with_capacity(PREFIX.len() + id.len() + result.get().len() + 12);
-    out.extend_from_slice(PREFIX);
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(result.get().as_bytes());
-    out.push(b'}');
-    out
-}
-
 pub(crate) fn detail_bytes(id: &str, detail: &A2aErrorDetail) -> Vec<u8> {
     let mut out = Vec::with_capacity(PREFIX.len() + id.len() + 128);
     out.extend_from_slice(PREFIX);
     out.extend_from_slice(id.as_bytes());
+    write_error_member(&mut out, detail);
+    out
+}
+
+/// Appends `,"error":{…}}`, closing the response object.
+fn write_error_member(out: &mut Vec<u8>, detail: &A2aErrorDetail) {
     out.extend_from_slice(br#","error":"#);
-    if serde_json::to_writer(&mut out, detail).is_err() {
+    let start = out.len();
+    if serde_json::to_writer(&mut *out, detail).is_err() {
         // Serializing plain strings and numbers cannot fail; keep valid JSON regardless.
+        out.truncate(start);
         out.extend_from_slice(br#"{"code":-32603,"message":"Internal error"}"#);
     }
     out.push(b'}');
-    out
 }
 
 fn error_bytes(id: &str, error: &A2aError) -> Vec<u8> {
@@ -340,7 +354,10 @@ mod tests {
 
     #[test]
     fn strip_position_drops_the_suffix() {
-        assert_eq!(strip_position("missing field `x` at line 1 column 2"), "missing field `x`");
+        assert_eq!(
+            strip_position("missing field `x` at line 1 column 2"),
+            "missing field `x`"
+        );
         assert_eq!(strip_position("plain"), "plain");
     }
 }

@@ -176,7 +176,11 @@ impl InMemoryPlanLifecycle {
         }
     }
 
-    fn read<T>(&self, plan_id: PlanId, f: impl FnOnce(&PlanRecord) -> ServiceResult<T>) -> ServiceResult<T> {
+    fn read<T>(
+        &self,
+        plan_id: PlanId,
+        f: impl FnOnce(&PlanRecord) -> ServiceResult<T>,
+    ) -> ServiceResult<T> {
         let plans = self.plans.read();
         let record = plans
             .get(&plan_id)
@@ -212,15 +216,21 @@ impl InMemoryPlanLifecycle {
     ) -> ServiceResult<FileChange> {
         require_text("path", path)?;
         self.write(plan_id, |record, now| {
-            if (record.status.phase, record.status.state) != (PlanPhase::Execute, PlanState::Running) {
-                return Err(record.refuse("record a change for", "phase `execute` with state `running`"));
+            if (record.status.phase, record.status.state)
+                != (PlanPhase::Execute, PlanState::Running)
+            {
+                return Err(record.refuse(
+                    "record a change for",
+                    "phase `execute` with state `running`",
+                ));
             }
             let before = record
                 .changes
                 .get(path)
                 .map_or(before, |earlier| earlier.before.clone());
-            let change = FileChange::new(path, before, after)
-                .ok_or_else(|| ServiceError::invalid("after", "a change needs content before or after"))?;
+            let change = FileChange::new(path, before, after).ok_or_else(|| {
+                ServiceError::invalid("after", "a change needs content before or after")
+            })?;
             record.changes.insert(path.to_owned(), change.clone());
             record.updated_at = now;
             Ok(change)
@@ -233,8 +243,13 @@ impl InMemoryPlanLifecycle {
     /// `NotFound` for an unknown plan, `InvalidState` unless the plan is executing.
     pub fn record_artifact(&self, plan_id: PlanId, artifact: Artifact) -> ServiceResult<Artifact> {
         self.write(plan_id, |record, now| {
-            if (record.status.phase, record.status.state) != (PlanPhase::Execute, PlanState::Running) {
-                return Err(record.refuse("record an artifact for", "phase `execute` with state `running`"));
+            if (record.status.phase, record.status.state)
+                != (PlanPhase::Execute, PlanState::Running)
+            {
+                return Err(record.refuse(
+                    "record an artifact for",
+                    "phase `execute` with state `running`",
+                ));
             }
             record.artifacts.push(artifact.clone());
             record.updated_at = now;
@@ -276,7 +291,10 @@ impl PlanLifecycle for InMemoryPlanLifecycle {
         let rationale = if argument_names.is_empty() {
             "created by `plan use` with no arguments".to_owned()
         } else {
-            format!("created by `plan use` with arguments: {}", argument_names.join(", "))
+            format!(
+                "created by `plan use` with arguments: {}",
+                argument_names.join(", ")
+            )
         };
         record.decide(
             now,
@@ -291,7 +309,9 @@ impl PlanLifecycle for InMemoryPlanLifecycle {
 
     fn execute(&self, plan_id: PlanId) -> ServiceResult<PlanStatus> {
         self.write(plan_id, |record, now| {
-            if (record.status.phase, record.status.state) != (PlanPhase::Strategize, PlanState::Completed) {
+            if (record.status.phase, record.status.state)
+                != (PlanPhase::Strategize, PlanState::Completed)
+            {
                 return Err(record.refuse("execute", "phase `strategize` with state `completed`"));
             }
             record.checkpoint();
@@ -311,9 +331,15 @@ impl PlanLifecycle for InMemoryPlanLifecycle {
     fn apply(&self, plan_id: PlanId) -> ServiceResult<PlanStatus> {
         self.write(plan_id, |record, now| {
             let ready = record.status.phase == PlanPhase::Execute
-                && matches!(record.status.state, PlanState::Running | PlanState::Completed);
+                && matches!(
+                    record.status.state,
+                    PlanState::Running | PlanState::Completed
+                );
             if !ready {
-                return Err(record.refuse("apply", "phase `execute` with state `running` or `completed`"));
+                return Err(record.refuse(
+                    "apply",
+                    "phase `execute` with state `running` or `completed`",
+                ));
             }
             record.checkpoint();
             record.move_to(PlanPhase::Apply, PlanState::Completed);
@@ -401,7 +427,9 @@ impl PlanLifecycle for InMemoryPlanLifecycle {
     }
 
     fn diff(&self, plan_id: PlanId) -> ServiceResult<Vec<FileChange>> {
-        self.read(plan_id, |record| Ok(record.changes.values().cloned().collect()))
+        self.read(plan_id, |record| {
+            Ok(record.changes.values().cloned().collect())
+        })
     }
 
     fn artifacts(&self, plan_id: PlanId) -> ServiceResult<Vec<Artifact>> {
@@ -474,13 +502,20 @@ mod tests {
         let plans = InMemoryPlanLifecycle::new();
         let id = plans.use_action(UsePlan::new("a")).unwrap().plan_id;
         plans.execute(id).unwrap();
-        plans.record_change(id, "f", None, Some("x".into())).unwrap();
-        plans.record_change(id, "f", None, Some("y".into())).unwrap();
+        plans
+            .record_change(id, "f", None, Some("x".into()))
+            .unwrap();
+        plans
+            .record_change(id, "f", None, Some("y".into()))
+            .unwrap();
         plans.apply(id).unwrap();
         assert_eq!(plans.rollback(id).unwrap().phase, PlanPhase::Execute);
         assert_eq!(plans.diff(id).unwrap()[0].after.as_deref(), Some("y"));
         let back = plans.rollback(id).unwrap();
-        assert_eq!((back.phase, back.state), (PlanPhase::Strategize, PlanState::Completed));
+        assert_eq!(
+            (back.phase, back.state),
+            (PlanPhase::Strategize, PlanState::Completed)
+        );
         assert!(plans.diff(id).unwrap().is_empty());
         let kinds: Vec<_> = plans.tree(id).unwrap().iter().map(|d| d.kind).collect();
         assert_eq!(

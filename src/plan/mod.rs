@@ -147,7 +147,11 @@ pub struct Artifact {
 impl Artifact {
     /// A new artifact with a fresh id.
     #[must_use]
-    pub fn new(name: impl Into<String>, media_type: impl Into<String>, content: impl Into<String>) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        media_type: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
         Self {
             artifact_id: ArtifactId::new(),
             name: name.into(),
@@ -190,7 +194,11 @@ impl FileChange {
     ///
     /// Returns `None` when both are absent (no change).
     #[must_use]
-    pub fn new(path: impl Into<String>, before: Option<String>, after: Option<String>) -> Option<Self> {
+    pub fn new(
+        path: impl Into<String>,
+        before: Option<String>,
+        after: Option<String>,
+    ) -> Option<Self> {
         let kind = match (&before, &after) {
             (None, Some(_)) => ChangeKind::Added,
             (Some(_), Some(_)) => ChangeKind::Modified,

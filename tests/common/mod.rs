@@ -1,5 +1,12 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, unreachable_pub)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests and benches fail by panicking"
+)]
 
 use cleveragents::A2aLocalFacade;
 use serde_json::{Value, json};
@@ -38,7 +45,10 @@ pub fn ok(facade: &A2aLocalFacade, method: &str, params: Value) -> Value {
 /// Calls and expects failure; returns `error`.
 pub fn err(facade: &A2aLocalFacade, method: &str, params: Value) -> Value {
     let reply = call(facade, method, params);
-    assert!(reply.get("result").is_none(), "{method} unexpectedly succeeded: {reply}");
+    assert!(
+        reply.get("result").is_none(),
+        "{method} unexpectedly succeeded: {reply}"
+    );
     reply["error"].clone()
 }
 
