@@ -76,6 +76,18 @@ pub struct ContextEntry {
     pub tier: Option<ContextTier>,
 }
 
+impl ContextEntry {
+    /// An entry.
+    #[must_use]
+    pub fn new(key: impl Into<String>, value: Value, tier: Option<ContextTier>) -> Self {
+        Self {
+            key: key.into(),
+            value,
+            tier,
+        }
+    }
+}
+
 /// The values of one tier.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -84,6 +96,14 @@ pub struct TierView {
     pub tier: ContextTier,
     /// Its values.
     pub values: Map<String, Value>,
+}
+
+impl TierView {
+    /// A tier's values.
+    #[must_use]
+    pub fn new(tier: ContextTier, values: Map<String, Value>) -> Self {
+        Self { tier, values }
+    }
 }
 
 /// Context assembly. Implemented by hosts; `&self` methods, safe under concurrency.
@@ -123,21 +143,14 @@ struct Tiers {
 
 impl Tiers {
     fn views(&self, scope: &ContextScope) -> Vec<TierView> {
-        let mut views = vec![TierView {
-            tier: ContextTier::Global,
-            values: self.global.clone(),
-        }];
+        let mut views = vec![TierView::new(ContextTier::Global, self.global.clone())];
         if let Some(id) = scope.session_id {
-            views.push(TierView {
-                tier: ContextTier::Session,
-                values: self.sessions.get(&id).cloned().unwrap_or_default(),
-            });
+            let values = self.sessions.get(&id).cloned().unwrap_or_default();
+            views.push(TierView::new(ContextTier::Session, values));
         }
         if let Some(id) = scope.plan_id {
-            views.push(TierView {
-                tier: ContextTier::Plan,
-                values: self.plans.get(&id).cloned().unwrap_or_default(),
-            });
+            let values = self.plans.get(&id).cloned().unwrap_or_default();
+            views.push(TierView::new(ContextTier::Plan, values));
         }
         views
     }
@@ -155,7 +168,7 @@ fn assemble(views: Vec<TierView>, overrides: Option<&Map<String, Value>>) -> Vec
     }
     merged
         .into_iter()
-        .map(|(key, (value, tier))| ContextEntry { key, value, tier })
+        .map(|(key, (value, tier))| ContextEntry::new(key, value, tier))
         .collect()
 }
 

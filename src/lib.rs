@@ -22,6 +22,8 @@ mod service_error;
 mod session;
 mod string_enum;
 mod sync;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use a2a::{
     A2aError, A2aErrorDetail, A2aEvent, A2aLocalFacade, A2aRequest, A2aResponse, ErrorCode,

@@ -98,6 +98,20 @@ pub struct RegistryFilter {
 }
 
 impl RegistryFilter {
+    /// Only entries in this namespace.
+    #[must_use]
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// Only resources of this type.
+    #[must_use]
+    pub fn type_name(mut self, type_name: impl Into<String>) -> Self {
+        self.type_name = Some(type_name.into());
+        self
+    }
+
     /// Whether `entry` passes the filter.
     #[must_use]
     pub fn matches(&self, entry: &RegistryEntry) -> bool {
@@ -135,9 +149,7 @@ pub trait Registry: Send + Sync + Debug + 'static {
 /// let tools = InMemoryRegistry::new(RegistryKind::Tool);
 /// tools.register(RegistryEntry::new("my-org/python-linter"))?;
 /// tools.register(RegistryEntry::new("read_file"))?;
-/// let mut filter = RegistryFilter::default();
-/// filter.namespace = Some("my-org".into());
-/// assert_eq!(tools.list(&filter)?.len(), 1);
+/// assert_eq!(tools.list(&RegistryFilter::default().namespace("my-org"))?.len(), 1);
 /// # Ok::<(), cleveragents::ServiceError>(())
 /// ```
 #[derive(Debug, Clone)]

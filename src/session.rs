@@ -45,6 +45,21 @@ pub struct Session {
     pub metadata: Map<String, Value>,
 }
 
+impl Session {
+    /// An open session with no actor and no metadata.
+    #[must_use]
+    pub fn new(session_id: SessionId, created_at: DateTime<Utc>) -> Self {
+        Self {
+            session_id,
+            actor_name: None,
+            status: SessionStatus::Open,
+            created_at,
+            closed_at: None,
+            metadata: Map::new(),
+        }
+    }
+}
+
 /// What `session.create` asks for.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -92,6 +107,14 @@ pub struct SessionCreation {
     pub session: Session,
     /// `false` when an existing session was returned (idempotent create).
     pub created: bool,
+}
+
+impl SessionCreation {
+    /// The outcome of a create.
+    #[must_use]
+    pub fn new(session: Session, created: bool) -> Self {
+        Self { session, created }
+    }
 }
 
 /// Storage and lifecycle of sessions. Implemented by hosts; methods take `&self`,
@@ -169,24 +192,13 @@ impl SessionService for InMemorySessionService {
         let now = self.clock.now();
         let mut sessions = self.sessions.write();
         if let Some(existing) = request.session_id.and_then(|id| sessions.get(&id)) {
-            return Ok(SessionCreation {
-                session: existing.clone(),
-                created: false,
-            });
+            return Ok(SessionCreation::new(existing.clone(), false));
         }
-        let session = Session {
-            session_id: request.session_id.unwrap_or_default(),
-            actor_name: request.actor_name,
-            status: SessionStatus::Open,
-            created_at: now,
-            closed_at: None,
-            metadata: request.metadata,
-        };
+        let mut session = Session::new(request.session_id.unwrap_or_default(), now);
+        session.actor_name = request.actor_name;
+        session.metadata = request.metadata;
         sessions.insert(session.session_id, session.clone());
-        Ok(SessionCreation {
-            session,
-            created: true,
-        })
+        Ok(SessionCreation::new(session, true))
     }
 
     fn close(&self, id: SessionId) -> ServiceResult<Session> {

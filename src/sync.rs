@@ -25,6 +25,20 @@ pub struct SyncStatus {
     pub behind: u64,
 }
 
+impl SyncStatus {
+    /// The status of `namespace` at the two revisions; `ahead` and `behind` follow.
+    #[must_use]
+    pub fn new(namespace: impl Into<String>, local_revision: u64, remote_revision: u64) -> Self {
+        Self {
+            namespace: namespace.into(),
+            local_revision,
+            remote_revision,
+            ahead: local_revision.saturating_sub(remote_revision),
+            behind: remote_revision.saturating_sub(local_revision),
+        }
+    }
+}
+
 /// A namespace: a named group of shared items with members.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -36,6 +50,18 @@ pub struct Namespace {
     pub description: String,
     /// How many members it has.
     pub member_count: usize,
+}
+
+impl Namespace {
+    /// A namespace record.
+    #[must_use]
+    pub fn new(name: impl Into<String>, description: impl Into<String>, member_count: usize) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            member_count,
+        }
+    }
 }
 
 /// A member of a namespace.
@@ -106,13 +132,11 @@ struct NamespaceState {
 
 impl NamespaceState {
     fn status(&self, name: &str) -> SyncStatus {
-        SyncStatus {
-            namespace: name.to_owned(),
-            local_revision: self.local_revision,
-            remote_revision: self.remote_revision,
-            ahead: self.local_revision.saturating_sub(self.remote_revision),
-            behind: self.remote_revision.saturating_sub(self.local_revision),
-        }
+        SyncStatus::new(name, self.local_revision, self.remote_revision)
+    }
+
+    fn describe(&self, name: &str) -> Namespace {
+        Namespace::new(name, self.description.clone(), self.members.len())
     }
 }
 
@@ -257,20 +281,12 @@ impl SyncService for InMemorySync {
             .namespaces
             .read()
             .iter()
-            .map(|(name, state)| Namespace {
-                name: name.clone(),
-                description: state.description.clone(),
-                member_count: state.members.len(),
-            })
+            .map(|(name, state)| state.describe(name))
             .collect())
     }
 
     fn namespace(&self, name: &str) -> ServiceResult<Namespace> {
-        self.with(Some(name), |state, name| Namespace {
-            name: name.to_owned(),
-            description: state.description.clone(),
-            member_count: state.members.len(),
-        })
+        self.with(Some(name), |state, name| state.describe(name))
     }
 
     fn members(&self, name: &str) -> ServiceResult<Vec<NamespaceMember>> {

@@ -84,6 +84,22 @@ pub struct PlanFilter {
     pub state: Option<PlanState>,
 }
 
+impl PlanFilter {
+    /// Only plans of this session.
+    #[must_use]
+    pub fn session(mut self, id: SessionId) -> Self {
+        self.session_id = Some(id);
+        self
+    }
+
+    /// Only plans in this state.
+    #[must_use]
+    pub fn state(mut self, state: PlanState) -> Self {
+        self.state = Some(state);
+        self
+    }
+}
+
 /// The plan lifecycle: creating plans from actions and moving them through
 /// strategize → execute → apply. Implemented by hosts; `&self` methods, so
 /// implementations use interior mutability and must be safe under concurrency.

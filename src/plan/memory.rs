@@ -81,15 +81,8 @@ impl PlanRecord {
         summary: String,
         rationale: String,
     ) -> Decision {
-        let decision = Decision {
-            decision_id: DecisionId::new(),
-            parent_id,
-            phase: self.status.phase,
-            kind,
-            summary,
-            rationale,
-            created_at: at,
-        };
+        let mut decision = Decision::new(self.status.phase, kind, summary, rationale, at);
+        decision.parent_id = parent_id;
         self.decisions.push(decision.clone());
         self.updated_at = at;
         decision
@@ -112,13 +105,11 @@ impl PlanRecord {
     }
 
     fn summary(&self) -> PlanSummary {
-        PlanSummary {
-            status: self.status.clone(),
-            session_id: self.session_id,
-            arguments: self.arguments.clone(),
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-        }
+        let mut summary = PlanSummary::new(self.status.clone(), self.created_at);
+        summary.session_id = self.session_id;
+        summary.arguments = self.arguments.clone();
+        summary.updated_at = self.updated_at;
+        summary
     }
 }
 
@@ -269,13 +260,12 @@ impl PlanLifecycle for InMemoryPlanLifecycle {
         require_text("action_name", &request.action_name)?;
         let now = self.clock.now();
         let plan_id = PlanId::new();
-        let status = PlanStatus {
+        let status = PlanStatus::new(
             plan_id,
-            action_name: request.action_name.clone(),
-            phase: PlanPhase::Strategize,
-            state: PlanState::Completed,
-            pause_reason: None,
-        };
+            request.action_name.clone(),
+            PlanPhase::Strategize,
+            PlanState::Completed,
+        );
         let mut record = PlanRecord {
             status: status.clone(),
             session_id: request.session_id,

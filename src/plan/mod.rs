@@ -90,6 +90,20 @@ pub struct PlanStatus {
     pub pause_reason: Option<String>,
 }
 
+impl PlanStatus {
+    /// A status with no pause reason.
+    #[must_use]
+    pub fn new(plan_id: PlanId, action_name: impl Into<String>, phase: PlanPhase, state: PlanState) -> Self {
+        Self {
+            plan_id,
+            action_name: action_name.into(),
+            phase,
+            state,
+            pause_reason: None,
+        }
+    }
+}
+
 /// Whole-plan summary, as listed by `_cleveragents/plan/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -107,6 +121,21 @@ pub struct PlanSummary {
     pub created_at: DateTime<Utc>,
     /// Last change.
     pub updated_at: DateTime<Utc>,
+}
+
+impl PlanSummary {
+    /// A summary of a plan created (and last changed) at `created_at`, with no
+    /// session and no arguments; set the public fields for more.
+    #[must_use]
+    pub fn new(status: PlanStatus, created_at: DateTime<Utc>) -> Self {
+        Self {
+            status,
+            session_id: None,
+            arguments: Map::new(),
+            created_at,
+            updated_at: created_at,
+        }
+    }
 }
 
 /// A node of a plan's decision tree.
@@ -128,6 +157,28 @@ pub struct Decision {
     pub rationale: String,
     /// When.
     pub created_at: DateTime<Utc>,
+}
+
+impl Decision {
+    /// A root decision with a fresh id; set `parent_id` to attach it below another.
+    #[must_use]
+    pub fn new(
+        phase: PlanPhase,
+        kind: DecisionKind,
+        summary: impl Into<String>,
+        rationale: impl Into<String>,
+        created_at: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            decision_id: DecisionId::new(),
+            parent_id: None,
+            phase,
+            kind,
+            summary: summary.into(),
+            rationale: rationale.into(),
+            created_at,
+        }
+    }
 }
 
 /// Something a plan produced (a report, a patch, a log).
