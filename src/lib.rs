@@ -11,12 +11,17 @@
 )]
 
 pub mod a2a;
+mod budget;
 mod clock;
+pub mod config;
 mod context;
 mod diagnostics;
+mod glob;
+mod guard;
 mod ids;
 mod money;
 mod plan;
+mod profile;
 mod registry;
 mod service_error;
 mod session;
@@ -29,16 +34,27 @@ pub use a2a::{
     A2aError, A2aErrorDetail, A2aEvent, A2aLocalFacade, A2aRequest, A2aResponse, ErrorCode,
     ModelError, RequestId,
 };
+pub use budget::{BillingConfig, DEFAULT_WARN_AT_PERCENT, ResolvedBilling, resolve_billing};
 pub use clock::{Clock, ManualClock, SystemClock, iso8601};
 pub use context::{
     ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView,
 };
 pub use diagnostics::{CheckStatus, DiagnosticCheck, Diagnostics, DiagnosticsRegistry};
+pub use glob::glob_match;
+pub use guard::{AutomationGuard, GuardContext, GuardKind, GuardResult, GuardScope, Objection, Verdict};
 pub use ids::{ArtifactId, CheckpointId, DecisionId, EventId, IdError, PlanId, SessionId};
 pub use money::{MoneyError, Usd};
 pub use plan::{
     Artifact, ChangeKind, Correction, Decision, DecisionKind, FileChange, InMemoryPlanLifecycle,
     PlanFilter, PlanLifecycle, PlanPhase, PlanState, PlanStatus, PlanSummary, UsePlan,
+};
+pub use profile::{
+    AutomationDecision, AutomationProfile, AutomationProfileService, AutomationProfileServiceBuilder,
+    BUILTIN_PROFILE_NAMES, CheckpointConfig, Environment, GateDecision, InMemoryProfileRepository,
+    MAX_RETRIES_LIMIT, MapEnvironment, NAMED_SAFETY_PROFILES, PROFILE_ENV_VAR, ProcessEnvironment,
+    ProfileError, ProfileLevel, ProfileRepository, ProfileSource, Resolved, ResolvedProfile,
+    SafetyProfile, SafetyProfileError, SafetyProfileRef, SandboxConfig, SandboxStrategy, Threshold,
+    ThresholdError, Violation, builtin_profile, builtin_profiles, is_builtin,
 };
 pub use registry::{InMemoryRegistry, Registry, RegistryEntry, RegistryFilter, RegistryKind};
 pub use service_error::{ServiceError, ServiceResult};

@@ -49,8 +49,9 @@ impl Model {
         Self { phase: PlanPhase::Strategize, state: PlanState::Completed, files: vec![], checkpoints: vec![], decisions: 1 }
     }
     fn open(&self) -> bool {
-        !matches!(self.state, PlanState::Cancelled | PlanState::Failed)
-            && !(self.phase == PlanPhase::Apply && self.state == PlanState::Completed)
+        let finished = matches!(self.state, PlanState::Cancelled | PlanState::Failed)
+            || (self.phase, self.state) == (PlanPhase::Apply, PlanState::Completed);
+        !finished
     }
     fn checkpoint(&mut self) {
         self.checkpoints.push((self.phase, self.state, self.files.clone()));
