@@ -143,6 +143,10 @@ pub fn from_yaml_str<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError> 
             Some(at) => message.get(..at).unwrap_or(&message).to_owned(),
             None => message,
         };
+        // serde_yaml also prefixes the path, which is reported separately.
+        let message = message
+            .strip_prefix(&format!("{path}: "))
+            .map_or_else(|| message.clone(), str::to_owned);
         ConfigError::Invalid {
             format: Format::Yaml,
             path,

@@ -13,8 +13,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 const NANOS_PER_DOLLAR: i64 = 1_000_000_000;
 const FRACTION_DIGITS: usize = 9;
-/// Largest magnitude (in nanos) whose `f64` form prints back to the same decimal.
-const EXACT_F64_NANOS: i64 = 1 << 53;
+/// Magnitude (in nanos) below which the `f64` form prints back to the same
+/// decimal: any decimal of at most 15 significant digits survives a round trip
+/// through `f64` and its shortest printing; 16 digits do not always.
+const EXACT_F64_NANOS: i64 = 1_000_000_000_000_000;
 
 /// An amount of money that could not be parsed or computed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -237,8 +239,8 @@ impl FromStr for Usd {
 }
 
 impl Serialize for Usd {
-    /// A JSON number while that number reads back exactly (below 2⁵³ nano-dollars,
-    /// about nine million dollars), otherwise a decimal string.
+    /// A JSON number while that number reads back exactly (below one million
+    /// dollars: at most 15 significant digits), otherwise a decimal string.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if self.0.unsigned_abs() < EXACT_F64_NANOS.unsigned_abs() {
             if self.0 % NANOS_PER_DOLLAR == 0 {
@@ -363,12 +365,21 @@ mod tests {
         let big = Usd::from_dollars(1_000_000_000);
         let json = serde_json::to_string(&big).unwrap();
         assert_eq!(json, "\"1000000000.00\"");
+        assert_eq!(serde_json::to_string(&Usd::from_nanos(999_999_999_999_999)).unwrap(), "999999.999999999");
+        assert_eq!(serde_json::to_string(&Usd::from_dollars(1_000_000)).unwrap(), "\"1000000.00\"");
         assert_eq!(serde_json::from_str::<Usd>(&json).unwrap(), big);
     }
 
     proptest! {
         #[test]
         fn json_round_trip_is_identity(nanos in any::<i64>()) {
+            let usd = Usd::from_nanos(nanos);
+            let json = serde_json::to_string(&usd).unwrap();
+            prop_assert_eq!(serde_json::from_str::<Usd>(&json).unwrap(), usd);
+        }
+
+        #[test]
+        fn json_round_trip_near_the_number_string_boundary(nanos in -2_000_000_000_000_000_i64..2_000_000_000_000_000) {
             let usd = Usd::from_nanos(nanos);
             let json = serde_json::to_string(&usd).unwrap();
             prop_assert_eq!(serde_json::from_str::<Usd>(&json).unwrap(), usd);

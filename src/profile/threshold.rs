@@ -33,9 +33,35 @@ pub struct ThresholdError(pub f64);
 /// assert!(Threshold::new(f64::NAN).is_err());
 /// # Ok::<(), cleveragents::ThresholdError>(())
 /// ```
-#[derive(Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
-#[serde(try_from = "f64", into = "f64")]
+#[derive(Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(into = "f64")]
 pub struct Threshold(f64);
+
+impl<'de> Deserialize<'de> for Threshold {
+    // A visitor (rather than `try_from`) raises the range error while the
+    // parser still sits on the number, so YAML errors point at its line and column.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Threshold;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number from 0.0 to 1.0")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Threshold, E> {
+                Threshold::new(v).map_err(E::custom)
+            }
+            #[expect(clippy::cast_precision_loss, reason = "only 0 and 1 are in range; others are reported")]
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Threshold, E> {
+                self.visit_f64(v as f64)
+            }
+            #[expect(clippy::cast_precision_loss, reason = "only 0 and 1 are in range; others are reported")]
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Threshold, E> {
+                self.visit_f64(v as f64)
+            }
+        }
+        deserializer.deserialize_f64(Visit)
+    }
+}
 
 impl Threshold {
     /// `0.0`: always proceed.
