@@ -83,7 +83,7 @@ impl Clock for ManualClock {
     }
 }
 
-/// Formats a time as the seed's ISO-8601 UTC form with millisecond precision,
+/// Formats a time as the specification's ISO-8601 UTC form with millisecond precision,
 /// e.g. `2025-01-01T00:00:00.000Z`.
 #[must_use]
 pub fn iso8601(at: DateTime<Utc>) -> String {

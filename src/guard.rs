@@ -79,6 +79,10 @@ string_enum!(
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(description = "Per-tool-call guards; an absent field means no restriction. Tool lists accept `*` patterns.")
+)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct AutomationGuard {
@@ -181,7 +185,7 @@ pub struct Objection {
     pub reason: String,
 }
 
-/// The outcome of a guard check, in the seed's shape (`allowed`, `reason`,
+/// The outcome of a guard check, in the specification's shape (`allowed`, `reason`,
 /// `requires_approval`) plus the verdict and every objection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -336,7 +340,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_reasons_are_exact() {
+    fn specified_reasons_are_exact() {
         let g = guard();
         let r = g.check(&GuardContext::new("read_file").cost_so_far(Usd::from_cents(523)));
         assert_eq!(

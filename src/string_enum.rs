@@ -1,4 +1,4 @@
-//! Enums with fixed string spellings (the seed's names), generated uniformly:
+//! Enums with fixed string spellings (the specification's names), generated uniformly:
 //! `as_str`, `ALL`, `Display`, `FromStr` and serde all use the same spelling.
 
 /// Text that is not one of an enum's spellings.

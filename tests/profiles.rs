@@ -1,5 +1,5 @@
 //! Automation and safety profiles through the public API: built-ins against
-//! the seed's tables, resolution precedence, custom profiles, loading.
+//! the specification's tables, resolution precedence, custom profiles, loading.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -116,7 +116,7 @@ fn named_safety_profiles_match_their_descriptions() {
 }
 
 #[test]
-fn safety_defaults_are_the_seed_table() {
+fn safety_defaults_are_the_specified_table() {
     let d = SafetyProfile::default();
     assert!(d.require_sandbox && d.require_checkpoints);
     assert!(!d.allow_unsafe_tools && !d.require_human_approval);
@@ -278,7 +278,7 @@ fn constraint_violations_are_all_reported_at_once() {
     assert!(AutomationProfile::from_yaml_str(fixed).is_ok());
 }
 
-const SEED_STRICT_CI: &str = "\
+const DOC_STRICT_CI: &str = "\
 name: strict-ci
 decompose_task: 0.0
 create_tool: 0.0
@@ -300,7 +300,7 @@ safety:
   max_retries_per_step: 2
 ";
 
-const SEED_STRICT_REVIEW: &str = "\
+const DOC_STRICT_REVIEW: &str = "\
 name: strict-review
 decompose_task: 0.0
 create_tool: 0.8
@@ -325,15 +325,15 @@ guard:
 ";
 
 #[test]
-fn the_seed_examples_load_exactly() {
-    let ci = AutomationProfile::from_yaml_str(SEED_STRICT_CI).unwrap();
+fn the_documented_examples_load_exactly() {
+    let ci = AutomationProfile::from_yaml_str(DOC_STRICT_CI).unwrap();
     assert_eq!(ci.name, "strict-ci");
     assert_eq!(thresholds(&ci), [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.8, 0.3, 0.7, 0.0]);
     assert_eq!(ci.safety.max_cost_per_plan, Some(Usd::from_dollars(2)));
     assert_eq!(ci.safety.max_retries_per_step, 2);
     assert!(ci.guard.is_none());
 
-    let review = AutomationProfile::from_yaml_str(SEED_STRICT_REVIEW).unwrap();
+    let review = AutomationProfile::from_yaml_str(DOC_STRICT_REVIEW).unwrap();
     assert_eq!(&thresholds(&review)[..5], [0.0, 0.8, 1.0, 0.9, 1.0]);
     assert!(thresholds(&review)[5..].iter().all(|t| *t == 1.0), "unset thresholds default to 1.0");
     let guard = review.guard.clone().unwrap();
@@ -398,7 +398,7 @@ fn safety_profiles_resolve_with_the_same_precedence() {
 #[test]
 fn evaluate_guard_uses_the_named_profile() {
     let service = AutomationProfileService::builder().repository(Arc::new(InMemoryProfileRepository::new())).build();
-    service.create_profile(AutomationProfile::from_yaml_str(&SEED_STRICT_REVIEW.replace("strict-review", "guarded")).unwrap()).unwrap();
+    service.create_profile(AutomationProfile::from_yaml_str(&DOC_STRICT_REVIEW.replace("strict-review", "guarded")).unwrap()).unwrap();
     let result = service
         .evaluate_guard("guarded", &GuardContext::new("read_file").cost_so_far(Usd::from_cents(523)))
         .unwrap();
@@ -423,7 +423,7 @@ fn profiles_load_from_files() {
     let dir = std::env::temp_dir().join(format!("cleveragents-profile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let yaml = dir.join("p.yaml");
-    std::fs::write(&yaml, SEED_STRICT_CI).unwrap();
+    std::fs::write(&yaml, DOC_STRICT_CI).unwrap();
     assert_eq!(AutomationProfileService::from_yaml(&yaml).unwrap().name, "strict-ci");
     let json = dir.join("p.json");
     std::fs::write(&json, r#"{"name": "j", "edit_code": 0.25}"#).unwrap();

@@ -2,7 +2,7 @@
 //!
 //! Two code families exist (see `docs/a2a-protocol.md`):
 //! - the **vendor** family, used by `_cleveragents/…` methods, `session.*` and
-//!   the legacy names: exactly the seed's table (-32001 entity not found …
+//!   the legacy names: exactly the specification's table (-32001 entity not found …
 //!   -32008 plan error);
 //! - the **standard** family, used by the standard A2A operations: the A2A
 //!   standard's own codes (-32001 task not found … -32009 version not supported),
@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use super::models::A2aErrorDetail;
 use crate::service_error::ServiceError;
 
-/// Every error code of the seed's table (JSON-RPC 2.0 codes plus the vendor range).
+/// Every error code of the specification's table (JSON-RPC 2.0 codes plus the vendor range).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorCode {
@@ -52,7 +52,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// Every code, in the seed's order.
+    /// Every code, in the specification's order.
     pub const ALL: &'static [Self] = &[
         Self::ParseError,
         Self::InvalidRequest,
@@ -109,7 +109,7 @@ impl ErrorCode {
         }
     }
 
-    /// The code for an integer, if it is one of the seed's.
+    /// The code for an integer, if it is one of the specification's.
     #[must_use]
     pub fn from_code(code: i64) -> Option<Self> {
         Self::ALL.iter().copied().find(|c| c.code() == code)
@@ -186,7 +186,7 @@ impl StandardErrorCode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorFamily {
-    /// `_cleveragents/…`, `session.*` and the legacy names: the seed's table.
+    /// `_cleveragents/…`, `session.*` and the legacy names: the specification's table.
     Vendor,
     /// The standard A2A operations: the A2A standard's codes.
     Standard,
@@ -497,7 +497,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn vendor_codes_are_the_seed_table() {
+    fn vendor_codes_are_the_specified_table() {
         let table: Vec<(i64, &str)> = ErrorCode::ALL
             .iter()
             .map(|c| (c.code(), c.message()))

@@ -115,7 +115,7 @@ methods! {
     EventSubscribe => "_cleveragents/event/subscribe", "event_queue";
 }
 
-/// Deprecated proprietary names and their replacements (the seed's table;
+/// Deprecated proprietary names and their replacements (the specification's table;
 /// `session.create` and `session.close` are unchanged and so are canonical).
 pub const LEGACY_ALIASES: &[(&str, Method)] = &[
     ("plan.create", Method::PlanUse),

@@ -222,6 +222,10 @@ macro_rules! profile_type {
         /// ```
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+        #[cfg_attr(
+            feature = "schema",
+            schemars(description = "An automation profile: confidence thresholds (0.0 always proceeds, 1.0 always asks a human), safety constraints, sandbox settings and an optional guard.")
+        )]
         #[serde(try_from = "ProfileDocument")]
         #[non_exhaustive]
         pub struct AutomationProfile {
@@ -266,7 +270,7 @@ macro_rules! profile_type {
             /// Whether a human can answer approval requests (default true).
             #[serde(default = "enabled")]
             interactive: bool,
-            /// Hard safety constraints (defaults: the seed's table).
+            /// Hard safety constraints (defaults: the specification's table).
             #[serde(default)]
             safety: SafetyProfile,
             /// Sandbox and checkpoint settings.
@@ -376,7 +380,7 @@ impl AutomationProfile {
     }
 
     /// Every problem with the profile (empty when valid): a blank name, the
-    /// safety profile's own rules, and the seed's constraints —
+    /// safety profile's own rules, and the specification's constraints —
     /// `safety.require_sandbox: false` only with `sandbox.strategy: none`, and
     /// `safety.require_checkpoints: false` only with `sandbox.checkpoint.enabled: false`.
     #[must_use]

@@ -8,7 +8,7 @@ use crate::money::Usd;
 /// The largest accepted `max_retries_per_step`.
 pub const MAX_RETRIES_LIMIT: u32 = 100;
 
-/// Hard safety constraints (the seed's `SafetyProfile`), plus `read_only`.
+/// Hard safety constraints (the specification's `SafetyProfile`), plus `read_only`.
 ///
 /// Deserialization validates (`max_retries_per_step` in 0–100, costs not
 /// negative) and rejects unknown fields.
@@ -26,6 +26,10 @@ pub const MAX_RETRIES_LIMIT: u32 = 100;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(description = "Hard safety constraints on what an actor may do.")
+)]
 #[serde(try_from = "SafetyDocument")]
 #[non_exhaustive]
 pub struct SafetyProfile {
@@ -52,7 +56,7 @@ pub struct SafetyProfile {
 }
 
 impl Default for SafetyProfile {
-    /// The seed's defaults (the `standard` profile).
+    /// The specification's defaults (the `standard` profile).
     fn default() -> Self {
         Self {
             require_sandbox: true,
@@ -161,7 +165,7 @@ impl SafetyProfile {
     }
 }
 
-/// The document form of [`SafetyProfile`]: every field optional, defaults as the seed's table.
+/// The document form of [`SafetyProfile`]: every field optional, defaults as the specification's table.
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]

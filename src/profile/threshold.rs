@@ -153,7 +153,7 @@ impl schemars::JsonSchema for Threshold {
 
 string_enum!(
     /// The decisions an automation profile gates, one threshold each (the
-    /// seed's field names and meanings).
+    /// specification's field names and meanings).
     AutomationDecision, "automation decision" {
         /// Auto-enter Strategize after `plan use`.
         DecomposeTask => "decompose_task",
