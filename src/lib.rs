@@ -65,3 +65,12 @@ pub use string_enum::UnknownVariant;
 pub use sync::{
     DEFAULT_NAMESPACE, InMemorySync, Namespace, NamespaceMember, SyncService, SyncStatus,
 };
+
+/// The guides in `docs/`, compiled here so their Rust examples run as doc tests.
+#[cfg(doctest)]
+mod guides {
+    #[doc = include_str!("../docs/a2a-protocol.md")]
+    struct A2aProtocol;
+    #[doc = include_str!("../docs/automation-profiles.md")]
+    struct AutomationProfiles;
+}

@@ -432,3 +432,26 @@ fn profiles_load_from_files() {
     assert!(missing.to_string().starts_with("cannot read `"), "{missing}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The built-in table in `docs/automation-profiles.md` is what the code ships.
+#[test]
+fn the_documented_built_in_table_matches_the_code() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/automation-profiles.md")).unwrap();
+    let rows: Vec<Vec<&str>> = doc
+        .lines()
+        .filter(|l| BUILTIN_PROFILE_NAMES.iter().any(|n| l.starts_with(&format!("| {n} |"))))
+        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), BUILTIN_PROFILE_NAMES.len());
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    for row in rows {
+        let p = builtin(row[0]);
+        let documented: Vec<f64> = row[1..12].iter().map(|v| v.parse().unwrap()).collect();
+        assert_eq!(documented, thresholds(&p), "{}", p.name);
+        assert_eq!(row[12], yes_no(p.interactive), "{}", p.name);
+        assert_eq!(row[13], yes_no(p.safety.require_sandbox), "{}", p.name);
+        assert_eq!(row[14], yes_no(p.safety.require_checkpoints), "{}", p.name);
+        assert_eq!(row[15], yes_no(p.safety.allow_unsafe_tools), "{}", p.name);
+        assert_eq!(row[16], p.sandbox.strategy.as_str(), "{}", p.name);
+    }
+}
