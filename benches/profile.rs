@@ -15,19 +15,33 @@ use criterion::{Criterion, criterion_main};
 fn bench(c: &mut Criterion) {
     let profile = builtin_profile("cautious").expect("built-in");
     c.bench_function("threshold_decision", |b| {
-        b.iter(|| black_box(&profile).decide(black_box(AutomationDecision::EditCode), black_box(Some(0.72)), black_box(true)));
+        b.iter(|| {
+            black_box(&profile).decide(
+                black_box(AutomationDecision::EditCode),
+                black_box(Some(0.72)),
+                black_box(true),
+            )
+        });
     });
 
     let service = AutomationProfileService::new();
     c.bench_function("resolve_profile/action_level", |b| {
         b.iter(|| {
             service
-                .resolve_profile(black_box(None), black_box(Some("cautious")), black_box(Some("trusted")))
+                .resolve_profile(
+                    black_box(None),
+                    black_box(Some("cautious")),
+                    black_box(Some("trusted")),
+                )
                 .expect("known")
         });
     });
     c.bench_function("resolve_profile/default", |b| {
-        b.iter(|| service.resolve_profile(black_box(None), black_box(None), black_box(None)).expect("default"));
+        b.iter(|| {
+            service
+                .resolve_profile(black_box(None), black_box(None), black_box(None))
+                .expect("default")
+        });
     });
 }
 

@@ -43,7 +43,10 @@ pub struct ResolvedBilling {
     pub warn_at_percent: Resolved<u8>,
 }
 
-fn first<T: Copy>(levels: &[(ProfileSource, Option<&BillingConfig>)], field: impl Fn(&BillingConfig) -> Option<T>) -> Option<Resolved<T>> {
+fn first<T: Copy>(
+    levels: &[(ProfileSource, Option<&BillingConfig>)],
+    field: impl Fn(&BillingConfig) -> Option<T>,
+) -> Option<Resolved<T>> {
     levels
         .iter()
         .find_map(|(source, config)| config.and_then(&field).map(|v| Resolved::new(v, *source)))

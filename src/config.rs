@@ -198,7 +198,10 @@ pub fn from_path<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
         path: path.display().to_string(),
         reason: e.to_string(),
     })?;
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
         from_json_str(&text)
     } else {
         from_yaml_str(&text)

@@ -52,7 +52,8 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
             },
         }
     }
-    p.get(pi..).is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
+    p.get(pi..)
+        .is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
 }
 
 #[cfg(test)]

@@ -81,7 +81,9 @@ string_enum!(
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(
     feature = "schema",
-    schemars(description = "Per-tool-call guards; an absent field means no restriction. Tool lists accept `*` patterns.")
+    schemars(
+        description = "Per-tool-call guards; an absent field means no restriction. Tool lists accept `*` patterns."
+    )
 )]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -252,10 +254,18 @@ impl AutomationGuard {
     /// Evaluates every guard for one tool call.
     #[must_use]
     pub fn check(&self, ctx: &GuardContext<'_>) -> GuardResult {
-        let denied = self.tool_denylist.as_deref().is_some_and(|l| listed(l, ctx.tool_name));
-        let not_allowed = self.tool_allowlist.as_deref().is_some_and(|l| !listed(l, ctx.tool_name));
+        let denied = self
+            .tool_denylist
+            .as_deref()
+            .is_some_and(|l| listed(l, ctx.tool_name));
+        let not_allowed = self
+            .tool_allowlist
+            .as_deref()
+            .is_some_and(|l| !listed(l, ctx.tool_name));
         let over_budget = self.max_total_cost.is_some_and(|cap| ctx.cost_so_far > cap);
-        let at_limit = self.max_tool_calls_per_step.is_some_and(|limit| ctx.calls_so_far >= limit);
+        let at_limit = self
+            .max_tool_calls_per_step
+            .is_some_and(|limit| ctx.calls_so_far >= limit);
         let write = self.require_approval_for_writes && ctx.is_write;
         if !(denied || not_allowed || over_budget || at_limit || write) {
             return GuardResult::allow();
@@ -345,15 +355,25 @@ mod tests {
         let r = g.check(&GuardContext::new("read_file").cost_so_far(Usd::from_cents(523)));
         assert_eq!(
             r.reason.as_deref(),
-            Some("Budget cap exceeded: $5.23 > $5.00. Remediation: raise max_total_cost, lower cost, or request human approval.")
+            Some(
+                "Budget cap exceeded: $5.23 > $5.00. Remediation: raise max_total_cost, lower cost, or request human approval."
+            )
         );
         let r = g.check(&GuardContext::new("read_file").calls_so_far(10));
         assert_eq!(
             r.reason.as_deref(),
-            Some("Tool call limit reached: 10/10. Remediation: increase max_tool_calls_per_step, reduce tool usage, or request human approval.")
+            Some(
+                "Tool call limit reached: 10/10. Remediation: increase max_tool_calls_per_step, reduce tool usage, or request human approval."
+            )
         );
-        assert!(g.check(&GuardContext::new("read_file").calls_so_far(9)).allowed);
-        assert!(g.check(&GuardContext::new("read_file").cost_so_far(Usd::from_cents(500))).allowed);
+        assert!(
+            g.check(&GuardContext::new("read_file").calls_so_far(9))
+                .allowed
+        );
+        assert!(
+            g.check(&GuardContext::new("read_file").cost_so_far(Usd::from_cents(500)))
+                .allowed
+        );
     }
 
     #[test]
@@ -368,7 +388,12 @@ mod tests {
         let kinds: Vec<GuardKind> = r.objections.iter().map(|o| o.guard).collect();
         assert_eq!(
             kinds,
-            [GuardKind::Denylist, GuardKind::BudgetCap, GuardKind::ToolCallLimit, GuardKind::WriteApproval]
+            [
+                GuardKind::Denylist,
+                GuardKind::BudgetCap,
+                GuardKind::ToolCallLimit,
+                GuardKind::WriteApproval
+            ]
         );
         assert_eq!(r.verdict, Verdict::Deny);
         assert!(!r.requires_approval && !r.allowed);

@@ -41,7 +41,9 @@ pub use context::{
 };
 pub use diagnostics::{CheckStatus, DiagnosticCheck, Diagnostics, DiagnosticsRegistry};
 pub use glob::glob_match;
-pub use guard::{AutomationGuard, GuardContext, GuardKind, GuardResult, GuardScope, Objection, Verdict};
+pub use guard::{
+    AutomationGuard, GuardContext, GuardKind, GuardResult, GuardScope, Objection, Verdict,
+};
 pub use ids::{ArtifactId, CheckpointId, DecisionId, EventId, IdError, PlanId, SessionId};
 pub use money::{MoneyError, Usd};
 pub use plan::{
@@ -49,12 +51,13 @@ pub use plan::{
     PlanFilter, PlanLifecycle, PlanPhase, PlanState, PlanStatus, PlanSummary, UsePlan,
 };
 pub use profile::{
-    AutomationDecision, AutomationProfile, AutomationProfileService, AutomationProfileServiceBuilder,
-    BUILTIN_PROFILE_NAMES, CheckpointConfig, Environment, GateDecision, InMemoryProfileRepository,
-    MAX_RETRIES_LIMIT, MapEnvironment, NAMED_SAFETY_PROFILES, PROFILE_ENV_VAR, ProcessEnvironment,
-    ProfileError, ProfileLevel, ProfileRepository, ProfileSource, Resolved, ResolvedProfile,
-    SafetyProfile, SafetyProfileError, SafetyProfileRef, SandboxConfig, SandboxStrategy, Threshold,
-    ThresholdError, Violation, builtin_profile, builtin_profiles, is_builtin,
+    AutomationDecision, AutomationProfile, AutomationProfileService,
+    AutomationProfileServiceBuilder, BUILTIN_PROFILE_NAMES, CheckpointConfig, Environment,
+    GateDecision, InMemoryProfileRepository, MAX_RETRIES_LIMIT, MapEnvironment,
+    NAMED_SAFETY_PROFILES, PROFILE_ENV_VAR, ProcessEnvironment, ProfileError, ProfileLevel,
+    ProfileRepository, ProfileSource, Resolved, ResolvedProfile, SafetyProfile, SafetyProfileError,
+    SafetyProfileRef, SandboxConfig, SandboxStrategy, Threshold, ThresholdError, Violation,
+    builtin_profile, builtin_profiles, is_builtin,
 };
 pub use registry::{InMemoryRegistry, Registry, RegistryEntry, RegistryFilter, RegistryKind};
 pub use service_error::{ServiceError, ServiceResult};

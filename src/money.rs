@@ -365,8 +365,14 @@ mod tests {
         let big = Usd::from_dollars(1_000_000_000);
         let json = serde_json::to_string(&big).unwrap();
         assert_eq!(json, "\"1000000000.00\"");
-        assert_eq!(serde_json::to_string(&Usd::from_nanos(999_999_999_999_999)).unwrap(), "999999.999999999");
-        assert_eq!(serde_json::to_string(&Usd::from_dollars(1_000_000)).unwrap(), "\"1000000.00\"");
+        assert_eq!(
+            serde_json::to_string(&Usd::from_nanos(999_999_999_999_999)).unwrap(),
+            "999999.999999999"
+        );
+        assert_eq!(
+            serde_json::to_string(&Usd::from_dollars(1_000_000)).unwrap(),
+            "\"1000000.00\""
+        );
         assert_eq!(serde_json::from_str::<Usd>(&json).unwrap(), big);
     }
 

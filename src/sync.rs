@@ -55,7 +55,11 @@ pub struct Namespace {
 impl Namespace {
     /// A namespace record.
     #[must_use]
-    pub fn new(name: impl Into<String>, description: impl Into<String>, member_count: usize) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        member_count: usize,
+    ) -> Self {
         Self {
             name: name.into(),
             description: description.into(),

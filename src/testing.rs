@@ -45,7 +45,11 @@ fn fail(rule: &'static str, detail: impl Into<String>) -> ConformanceError {
 }
 
 fn ensure(rule: &'static str, ok: bool, detail: impl FnOnce() -> String) -> Check {
-    if ok { Ok(()) } else { Err(fail(rule, detail())) }
+    if ok {
+        Ok(())
+    } else {
+        Err(fail(rule, detail()))
+    }
 }
 
 fn service<T>(rule: &'static str, result: Result<T, ServiceError>) -> Result<T, ConformanceError> {
@@ -62,16 +66,28 @@ fn is_not_found(result: &Result<impl std::fmt::Debug, ServiceError>, key: &str) 
 /// # Errors
 /// The first violated rule.
 pub fn check_session_service(sessions: &dyn SessionService) -> Check {
-    let first = service("session.create", sessions.create(CreateSession::new().actor_name("conformance/actor")))?;
-    ensure("session.create.new", first.created, || "a create without id reported created = false".into())?;
-    ensure("session.create.open", first.session.status == SessionStatus::Open, || {
-        format!("new session has status {:?}", first.session.status)
+    let first = service(
+        "session.create",
+        sessions.create(CreateSession::new().actor_name("conformance/actor")),
+    )?;
+    ensure("session.create.new", first.created, || {
+        "a create without id reported created = false".into()
     })?;
+    ensure(
+        "session.create.open",
+        first.session.status == SessionStatus::Open,
+        || format!("new session has status {:?}", first.session.status),
+    )?;
     let id = first.session.session_id;
-    let again = service("session.create", sessions.create(CreateSession::new().session_id(id)))?;
-    ensure("session.create.idempotent", !again.created && again.session.session_id == id, || {
-        format!("create with an existing id returned {again:?}")
-    })?;
+    let again = service(
+        "session.create",
+        sessions.create(CreateSession::new().session_id(id)),
+    )?;
+    ensure(
+        "session.create.idempotent",
+        !again.created && again.session.session_id == id,
+        || format!("create with an existing id returned {again:?}"),
+    )?;
 
     let chosen = SessionId::new();
     let created = AtomicUsize::new(0);
@@ -88,25 +104,50 @@ pub fn check_session_service(sessions: &dyn SessionService) -> Check {
             });
         }
     });
-    ensure("session.create.idempotent_concurrently", created.load(Ordering::SeqCst) == 1, || {
-        format!("{} threads reported creating the same session", created.load(Ordering::SeqCst))
-    })?;
+    ensure(
+        "session.create.idempotent_concurrently",
+        created.load(Ordering::SeqCst) == 1,
+        || {
+            format!(
+                "{} threads reported creating the same session",
+                created.load(Ordering::SeqCst)
+            )
+        },
+    )?;
 
     let got = service("session.get", sessions.get(id))?;
-    ensure("session.get", got.session_id == id, || format!("get returned {got:?}"))?;
-    let listed = service("session.list", sessions.list())?;
-    ensure("session.list", listed.iter().any(|s| s.session_id == id), || "a created session is not listed".into())?;
-    let closed = service("session.close", sessions.close(id))?;
-    ensure("session.close", closed.status == SessionStatus::Closed, || format!("close returned {closed:?}"))?;
-    let closed = service("session.close.repeat", sessions.close(id))?;
-    ensure("session.close.repeat", closed.status == SessionStatus::Closed, || format!("{closed:?}"))?;
-    let unknown = SessionId::new();
-    ensure("session.not_found", is_not_found(&sessions.close(unknown), "session_id"), || {
-        "closing an unknown session is not NotFound with key `session_id`".into()
+    ensure("session.get", got.session_id == id, || {
+        format!("get returned {got:?}")
     })?;
-    ensure("session.not_found", is_not_found(&sessions.get(unknown), "session_id"), || {
-        "getting an unknown session is not NotFound with key `session_id`".into()
-    })
+    let listed = service("session.list", sessions.list())?;
+    ensure(
+        "session.list",
+        listed.iter().any(|s| s.session_id == id),
+        || "a created session is not listed".into(),
+    )?;
+    let closed = service("session.close", sessions.close(id))?;
+    ensure(
+        "session.close",
+        closed.status == SessionStatus::Closed,
+        || format!("close returned {closed:?}"),
+    )?;
+    let closed = service("session.close.repeat", sessions.close(id))?;
+    ensure(
+        "session.close.repeat",
+        closed.status == SessionStatus::Closed,
+        || format!("{closed:?}"),
+    )?;
+    let unknown = SessionId::new();
+    ensure(
+        "session.not_found",
+        is_not_found(&sessions.close(unknown), "session_id"),
+        || "closing an unknown session is not NotFound with key `session_id`".into(),
+    )?;
+    ensure(
+        "session.not_found",
+        is_not_found(&sessions.get(unknown), "session_id"),
+        || "getting an unknown session is not NotFound with key `session_id`".into(),
+    )
 }
 
 /// Checks a [`PlanLifecycle`]: creation and listing, the phase order, that a
@@ -118,28 +159,45 @@ pub fn check_session_service(sessions: &dyn SessionService) -> Check {
 pub fn check_plan_lifecycle(plans: &dyn PlanLifecycle) -> Check {
     ensure(
         "plan.use.blank_action",
-        matches!(plans.use_action(UsePlan::new("  ")), Err(ServiceError::Invalid { .. })),
+        matches!(
+            plans.use_action(UsePlan::new("  ")),
+            Err(ServiceError::Invalid { .. })
+        ),
         || "a blank action name is not rejected as Invalid".into(),
     )?;
     let session = SessionId::new();
-    let plan = service("plan.use", plans.use_action(UsePlan::new("conformance").session(session)))?;
-    ensure("plan.use.phase", plan.phase == PlanPhase::Strategize, || {
-        format!("a new plan is in phase {}", plan.phase)
-    })?;
+    let plan = service(
+        "plan.use",
+        plans.use_action(UsePlan::new("conformance").session(session)),
+    )?;
+    ensure(
+        "plan.use.phase",
+        plan.phase == PlanPhase::Strategize,
+        || format!("a new plan is in phase {}", plan.phase),
+    )?;
     let id = plan.plan_id;
     let status = service("plan.status", plans.status(id))?;
-    ensure("plan.status", status.plan_id == id && status.action_name == "conformance", || {
-        format!("status returned {status:?}")
-    })?;
-    let listed = service("plan.list", plans.list(&PlanFilter::default().session(session)))?;
+    ensure(
+        "plan.status",
+        status.plan_id == id && status.action_name == "conformance",
+        || format!("status returned {status:?}"),
+    )?;
+    let listed = service(
+        "plan.list",
+        plans.list(&PlanFilter::default().session(session)),
+    )?;
     ensure("plan.list.session_filter", listed.len() == 1, || {
         format!("listing by session returned {} plans", listed.len())
     })?;
 
     let executed = service("plan.execute", plans.execute(id))?;
-    ensure("plan.execute", executed.phase == PlanPhase::Execute, || format!("{executed:?}"))?;
+    ensure("plan.execute", executed.phase == PlanPhase::Execute, || {
+        format!("{executed:?}")
+    })?;
     let applied = service("plan.apply", plans.apply(id))?;
-    ensure("plan.apply", applied.phase == PlanPhase::Apply, || format!("{applied:?}"))?;
+    ensure("plan.apply", applied.phase == PlanPhase::Apply, || {
+        format!("{applied:?}")
+    })?;
     ensure(
         "plan.apply.final",
         matches!(plans.execute(id), Err(ServiceError::InvalidState { .. })),
@@ -147,25 +205,42 @@ pub fn check_plan_lifecycle(plans: &dyn PlanLifecycle) -> Check {
     )?;
 
     let tree = service("plan.tree", plans.tree(id))?;
-    let root = tree.first().ok_or_else(|| fail("plan.tree", "no decision recorded"))?;
+    let root = tree
+        .first()
+        .ok_or_else(|| fail("plan.tree", "no decision recorded"))?;
     let explained = service("plan.explain", plans.explain(id, root.decision_id))?;
-    ensure("plan.explain", explained.decision_id == root.decision_id, || format!("{explained:?}"))?;
-    ensure("plan.explain.not_found", is_not_found(&plans.explain(id, DecisionId::new()), "decision_id"), || {
-        "an unknown decision is not NotFound with key `decision_id`".into()
-    })?;
+    ensure(
+        "plan.explain",
+        explained.decision_id == root.decision_id,
+        || format!("{explained:?}"),
+    )?;
+    ensure(
+        "plan.explain.not_found",
+        is_not_found(&plans.explain(id, DecisionId::new()), "decision_id"),
+        || "an unknown decision is not NotFound with key `decision_id`".into(),
+    )?;
 
     let other = service("plan.use", plans.use_action(UsePlan::new("conformance")))?.plan_id;
     let cancelled = service("plan.cancel", plans.cancel(other))?;
-    ensure("plan.cancel", cancelled.state == PlanState::Cancelled, || format!("{cancelled:?}"))?;
+    ensure(
+        "plan.cancel",
+        cancelled.state == PlanState::Cancelled,
+        || format!("{cancelled:?}"),
+    )?;
     for (op, result) in [
         ("execute", plans.execute(other).map(drop)),
         ("apply", plans.apply(other).map(drop)),
         ("cancel", plans.cancel(other).map(drop)),
-        ("correct", plans.correct(other, Correction::new("x")).map(drop)),
+        (
+            "correct",
+            plans.correct(other, Correction::new("x")).map(drop),
+        ),
     ] {
-        ensure("plan.cancelled.final", matches!(result, Err(ServiceError::InvalidState { .. })), || {
-            format!("a cancelled plan accepted {op}")
-        })?;
+        ensure(
+            "plan.cancelled.final",
+            matches!(result, Err(ServiceError::InvalidState { .. })),
+            || format!("a cancelled plan accepted {op}"),
+        )?;
     }
 
     let unknown = PlanId::new();
@@ -176,13 +251,27 @@ pub fn check_plan_lifecycle(plans: &dyn PlanLifecycle) -> Check {
         ("cancel", is_not_found(&plans.cancel(unknown), "plan_id")),
         ("tree", is_not_found(&plans.tree(unknown), "plan_id")),
         ("diff", is_not_found(&plans.diff(unknown), "plan_id")),
-        ("artifacts", is_not_found(&plans.artifacts(unknown), "plan_id")),
-        ("rollback", is_not_found(&plans.rollback(unknown), "plan_id")),
-        ("prompt", is_not_found(&plans.prompt(unknown, "x".into()), "plan_id")),
-        ("correct", is_not_found(&plans.correct(unknown, Correction::new("x")), "plan_id")),
+        (
+            "artifacts",
+            is_not_found(&plans.artifacts(unknown), "plan_id"),
+        ),
+        (
+            "rollback",
+            is_not_found(&plans.rollback(unknown), "plan_id"),
+        ),
+        (
+            "prompt",
+            is_not_found(&plans.prompt(unknown, "x".into()), "plan_id"),
+        ),
+        (
+            "correct",
+            is_not_found(&plans.correct(unknown, Correction::new("x")), "plan_id"),
+        ),
     ];
     for (op, ok) in results {
-        ensure("plan.not_found", ok, || format!("{op} of an unknown plan is not NotFound with key `plan_id`"))?;
+        ensure("plan.not_found", ok, || {
+            format!("{op} of an unknown plan is not NotFound with key `plan_id`")
+        })?;
     }
     Ok(())
 }
@@ -197,38 +286,68 @@ pub fn check_context_service(context: &dyn ContextService) -> Check {
     let global = ContextScope::default();
     let plan = ContextScope::new(Some(SessionId::new()), Some(PlanId::new()));
     service("context.set", context.set(&global, &key, json!("global")))?;
-    service("context.set", context.set(&ContextScope::new(plan.session_id, None), &key, json!("session")))?;
+    service(
+        "context.set",
+        context.set(
+            &ContextScope::new(plan.session_id, None),
+            &key,
+            json!("session"),
+        ),
+    )?;
     let value_of = |scope: &ContextScope| -> Result<Option<serde_json::Value>, ConformanceError> {
         Ok(service("context.show", context.show(scope))?
             .into_iter()
             .find(|e| e.key == key)
             .map(|e| e.value))
     };
-    ensure("context.precedence", value_of(&plan)? == Some(json!("session")), || {
-        "the session tier does not override the global tier".into()
-    })?;
+    ensure(
+        "context.precedence",
+        value_of(&plan)? == Some(json!("session")),
+        || "the session tier does not override the global tier".into(),
+    )?;
     service("context.set", context.set(&plan, &key, json!("plan")))?;
-    ensure("context.precedence", value_of(&plan)? == Some(json!("plan")), || {
-        "the plan tier does not override the session tier".into()
-    })?;
+    ensure(
+        "context.precedence",
+        value_of(&plan)? == Some(json!("plan")),
+        || "the plan tier does not override the session tier".into(),
+    )?;
     let mut overrides = serde_json::Map::new();
     overrides.insert(key.clone(), json!("simulated"));
     let simulated = service("context.simulate", context.simulate(&plan, &overrides))?;
     ensure(
         "context.simulate",
-        simulated.iter().any(|e| e.key == key && e.value == json!("simulated")),
+        simulated
+            .iter()
+            .any(|e| e.key == key && e.value == json!("simulated")),
         || "simulate does not apply overrides".into(),
     )?;
-    ensure("context.simulate.stores_nothing", value_of(&plan)? == Some(json!("plan")), || {
-        "simulate changed the stored context".into()
-    })?;
-    service("context.set", context.set(&global, &key, serde_json::Value::Null))?;
-    ensure("context.set.null_removes", value_of(&global)?.is_none(), || "setting null did not remove the key".into())?;
+    ensure(
+        "context.simulate.stores_nothing",
+        value_of(&plan)? == Some(json!("plan")),
+        || "simulate changed the stored context".into(),
+    )?;
+    service(
+        "context.set",
+        context.set(&global, &key, serde_json::Value::Null),
+    )?;
+    ensure(
+        "context.set.null_removes",
+        value_of(&global)?.is_none(),
+        || "setting null did not remove the key".into(),
+    )?;
     ensure(
         "context.set.blank_key",
-        matches!(context.set(&global, " ", json!(1)), Err(ServiceError::Invalid { .. })),
+        matches!(
+            context.set(&global, " ", json!(1)),
+            Err(ServiceError::Invalid { .. })
+        ),
         || "a blank key is not rejected as Invalid".into(),
     )?;
-    let tiers: HashSet<_> = service("context.inspect", context.inspect(&plan))?.into_iter().map(|t| t.tier).collect();
-    ensure("context.inspect", tiers.len() == 3, || format!("inspect of a plan scope gave {} tiers", tiers.len()))
+    let tiers: HashSet<_> = service("context.inspect", context.inspect(&plan))?
+        .into_iter()
+        .map(|t| t.tier)
+        .collect();
+    ensure("context.inspect", tiers.len() == 3, || {
+        format!("inspect of a plan scope gave {} tiers", tiers.len())
+    })
 }

@@ -6,7 +6,10 @@ use cleveragents::{InMemoryContextService, InMemoryPlanLifecycle, InMemorySessio
 
 #[test]
 fn in_memory_sessions_conform() {
-    assert_eq!(check_session_service(&InMemorySessionService::new()), Ok(()));
+    assert_eq!(
+        check_session_service(&InMemorySessionService::new()),
+        Ok(())
+    );
 }
 
 #[test]
@@ -16,5 +19,8 @@ fn in_memory_plans_conform() {
 
 #[test]
 fn in_memory_context_conforms() {
-    assert_eq!(check_context_service(&InMemoryContextService::new()), Ok(()));
+    assert_eq!(
+        check_context_service(&InMemoryContextService::new()),
+        Ok(())
+    );
 }

@@ -58,17 +58,30 @@ fn profile_loader_corpus() {
     use cleveragents::AutomationProfile;
     let mut loaded = 0;
     for (name, bytes) in corpus("profile_loader") {
-        let Ok(text) = std::str::from_utf8(&bytes) else { continue };
-        for profile in [AutomationProfile::from_yaml_str(text), AutomationProfile::from_json_str(text)]
-            .into_iter()
-            .flatten()
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        for profile in [
+            AutomationProfile::from_yaml_str(text),
+            AutomationProfile::from_json_str(text),
+        ]
+        .into_iter()
+        .flatten()
         {
             loaded += 1;
             assert!(profile.violations().is_empty(), "{name}");
             let json = serde_json::to_string(&profile).unwrap();
-            assert_eq!(AutomationProfile::from_json_str(&json).unwrap(), profile, "{name}");
+            assert_eq!(
+                AutomationProfile::from_json_str(&json).unwrap(),
+                profile,
+                "{name}"
+            );
             let yaml = profile.to_yaml_string().unwrap();
-            assert_eq!(AutomationProfile::from_yaml_str(&yaml).unwrap(), profile, "{name}");
+            assert_eq!(
+                AutomationProfile::from_yaml_str(&yaml).unwrap(),
+                profile,
+                "{name}"
+            );
         }
     }
     assert!(loaded >= 5, "the corpus holds valid profiles too");

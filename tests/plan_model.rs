@@ -8,7 +8,9 @@
     reason = "tests and benches fail by panicking"
 )]
 
-use cleveragents::{InMemoryPlanLifecycle, PlanId, PlanLifecycle, PlanPhase, PlanState, ServiceError, UsePlan};
+use cleveragents::{
+    InMemoryPlanLifecycle, PlanId, PlanLifecycle, PlanPhase, PlanState, ServiceError, UsePlan,
+};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -46,7 +48,13 @@ struct Model {
 
 impl Model {
     fn new() -> Self {
-        Self { phase: PlanPhase::Strategize, state: PlanState::Completed, files: vec![], checkpoints: vec![], decisions: 1 }
+        Self {
+            phase: PlanPhase::Strategize,
+            state: PlanState::Completed,
+            files: vec![],
+            checkpoints: vec![],
+            decisions: 1,
+        }
     }
     fn open(&self) -> bool {
         let finished = matches!(self.state, PlanState::Cancelled | PlanState::Failed)
@@ -54,7 +62,8 @@ impl Model {
         !finished
     }
     fn checkpoint(&mut self) {
-        self.checkpoints.push((self.phase, self.state, self.files.clone()));
+        self.checkpoints
+            .push((self.phase, self.state, self.files.clone()));
     }
     /// Applies `op`; returns whether it should succeed.
     fn apply(&mut self, op: &Op) -> bool {
@@ -70,7 +79,8 @@ impl Model {
                 ok
             }
             Op::Apply(_) => {
-                let ok = self.phase == PlanPhase::Execute && matches!(self.state, PlanState::Running | PlanState::Completed);
+                let ok = self.phase == PlanPhase::Execute
+                    && matches!(self.state, PlanState::Running | PlanState::Completed);
                 if ok {
                     self.checkpoint();
                     (self.phase, self.state) = (PlanPhase::Apply, PlanState::Completed);

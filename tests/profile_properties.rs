@@ -8,7 +8,8 @@
 )]
 
 use cleveragents::{
-    AutomationDecision, AutomationGuard, AutomationProfile, GateDecision, SafetyProfile, SandboxConfig, Threshold, Usd,
+    AutomationDecision, AutomationGuard, AutomationProfile, GateDecision, SafetyProfile,
+    SandboxConfig, Threshold, Usd,
 };
 use proptest::prelude::*;
 
@@ -23,7 +24,10 @@ fn threshold() -> impl Strategy<Value = Threshold> {
 }
 
 fn money() -> impl Strategy<Value = Usd> {
-    prop_oneof![(0_i64..100_000).prop_map(Usd::from_cents), (0_i64..i64::MAX).prop_map(Usd::from_nanos)]
+    prop_oneof![
+        (0_i64..100_000).prop_map(Usd::from_cents),
+        (0_i64..i64::MAX).prop_map(Usd::from_nanos)
+    ]
 }
 
 fn names() -> impl Strategy<Value = Vec<String>> {
@@ -35,7 +39,14 @@ fn profile() -> impl Strategy<Value = AutomationProfile> {
         "[a-z][a-z0-9-]{0,15}",
         prop::collection::vec(threshold(), 11),
         any::<bool>(),
-        (any::<bool>(), any::<bool>(), any::<bool>(), 0_u32..=100, prop::option::of(money()), prop::option::of(money())),
+        (
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            0_u32..=100,
+            prop::option::of(money()),
+            prop::option::of(money()),
+        ),
         prop::option::of((
             prop::option::of(0_u32..1000),
             prop::option::of(money()),
@@ -46,36 +57,38 @@ fn profile() -> impl Strategy<Value = AutomationProfile> {
         )),
         any::<bool>(),
     )
-        .prop_map(|(name, thresholds, interactive, safety, guard, sandboxed)| {
-            let mut p = AutomationProfile::uniform(name, Threshold::ALWAYS_ASK);
-            for (decision, t) in AutomationDecision::ALL.iter().zip(thresholds) {
-                p.set_threshold(*decision, t);
-            }
-            p.interactive = interactive;
-            let (unsafe_tools, approval, read_only, retries, per_plan, total) = safety;
-            p.safety.allow_unsafe_tools = unsafe_tools;
-            p.safety.require_human_approval = approval;
-            p.safety.read_only = read_only;
-            p.safety.max_retries_per_step = retries;
-            p.safety.max_cost_per_plan = per_plan;
-            p.safety.max_total_cost = total;
-            if !sandboxed {
-                p.safety.require_sandbox = false;
-                p.safety.require_checkpoints = false;
-                p.sandbox = SandboxConfig::none(false);
-            }
-            p.guard = guard.map(|(calls, cost, allow, deny, writes, apply)| {
-                let mut g = AutomationGuard::default();
-                g.max_tool_calls_per_step = calls;
-                g.max_total_cost = cost;
-                g.tool_allowlist = allow;
-                g.tool_denylist = deny;
-                g.require_approval_for_writes = writes;
-                g.require_approval_for_apply = apply;
-                g
-            });
-            p
-        })
+        .prop_map(
+            |(name, thresholds, interactive, safety, guard, sandboxed)| {
+                let mut p = AutomationProfile::uniform(name, Threshold::ALWAYS_ASK);
+                for (decision, t) in AutomationDecision::ALL.iter().zip(thresholds) {
+                    p.set_threshold(*decision, t);
+                }
+                p.interactive = interactive;
+                let (unsafe_tools, approval, read_only, retries, per_plan, total) = safety;
+                p.safety.allow_unsafe_tools = unsafe_tools;
+                p.safety.require_human_approval = approval;
+                p.safety.read_only = read_only;
+                p.safety.max_retries_per_step = retries;
+                p.safety.max_cost_per_plan = per_plan;
+                p.safety.max_total_cost = total;
+                if !sandboxed {
+                    p.safety.require_sandbox = false;
+                    p.safety.require_checkpoints = false;
+                    p.sandbox = SandboxConfig::none(false);
+                }
+                p.guard = guard.map(|(calls, cost, allow, deny, writes, apply)| {
+                    let mut g = AutomationGuard::default();
+                    g.max_tool_calls_per_step = calls;
+                    g.max_total_cost = cost;
+                    g.tool_allowlist = allow;
+                    g.tool_denylist = deny;
+                    g.require_approval_for_writes = writes;
+                    g.require_approval_for_apply = apply;
+                    g
+                });
+                p
+            },
+        )
 }
 
 proptest! {

@@ -15,7 +15,10 @@ use std::path::Path;
 use cleveragents::{AutomationProfile, BillingConfig, SafetyProfile};
 
 fn check(file: &str, schema: &schemars::Schema) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join("schema").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs")
+        .join("schema")
+        .join(file);
     let generated = format!("{}\n", serde_json::to_string_pretty(schema).unwrap());
     if std::env::var_os("UPDATE_SCHEMAS").is_some() {
         std::fs::write(&path, &generated).unwrap();
@@ -31,17 +34,26 @@ fn check(file: &str, schema: &schemars::Schema) {
 
 #[test]
 fn automation_profile_schema_is_current() {
-    check("automation-profile.schema.json", &schemars::schema_for!(AutomationProfile));
+    check(
+        "automation-profile.schema.json",
+        &schemars::schema_for!(AutomationProfile),
+    );
 }
 
 #[test]
 fn safety_profile_schema_is_current() {
-    check("safety-profile.schema.json", &schemars::schema_for!(SafetyProfile));
+    check(
+        "safety-profile.schema.json",
+        &schemars::schema_for!(SafetyProfile),
+    );
 }
 
 #[test]
 fn billing_config_schema_is_current() {
-    check("billing-config.schema.json", &schemars::schema_for!(BillingConfig));
+    check(
+        "billing-config.schema.json",
+        &schemars::schema_for!(BillingConfig),
+    );
 }
 
 #[test]
@@ -51,6 +63,9 @@ fn the_documented_examples_validate_against_the_profile_schema() {
     assert_eq!(schema["title"], "AutomationProfile");
     assert_eq!(schema["required"], serde_json::json!(["name"]));
     assert_eq!(schema["additionalProperties"], false);
-    assert_eq!(schema["properties"]["edit_code"]["$ref"], "#/$defs/Threshold");
+    assert_eq!(
+        schema["properties"]["edit_code"]["$ref"],
+        "#/$defs/Threshold"
+    );
     assert_eq!(schema["$defs"]["Threshold"]["maximum"], 1.0);
 }

@@ -93,7 +93,12 @@ pub struct PlanStatus {
 impl PlanStatus {
     /// A status with no pause reason.
     #[must_use]
-    pub fn new(plan_id: PlanId, action_name: impl Into<String>, phase: PlanPhase, state: PlanState) -> Self {
+    pub fn new(
+        plan_id: PlanId,
+        action_name: impl Into<String>,
+        phase: PlanPhase,
+        state: PlanState,
+    ) -> Self {
         Self {
             plan_id,
             action_name: action_name.into(),

@@ -6,8 +6,16 @@ use super::{AutomationProfile, SafetyProfile, SandboxConfig, Threshold};
 
 /// Built-in profile names, from most to least human control. Reserved: custom
 /// profiles may not use them.
-pub const BUILTIN_PROFILE_NAMES: &[&str] =
-    &["manual", "review", "supervised", "cautious", "trusted", "auto", "ci", "full-auto"];
+pub const BUILTIN_PROFILE_NAMES: &[&str] = &[
+    "manual",
+    "review",
+    "supervised",
+    "cautious",
+    "trusted",
+    "auto",
+    "ci",
+    "full-auto",
+];
 
 fn t(value: f64) -> Threshold {
     Threshold::new(value).unwrap_or(Threshold::ALWAYS_ASK)
@@ -52,7 +60,9 @@ fn build() -> Vec<AutomationProfile> {
     };
     full_auto.sandbox = SandboxConfig::none(true);
 
-    vec![manual, review, supervised, cautious, trusted, auto, ci, full_auto]
+    vec![
+        manual, review, supervised, cautious, trusted, auto, ci, full_auto,
+    ]
 }
 
 static BUILTINS: LazyLock<Vec<std::sync::Arc<AutomationProfile>>> =

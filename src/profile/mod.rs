@@ -28,7 +28,8 @@ pub use resolve::{
 };
 pub use safety::{MAX_RETRIES_LIMIT, NAMED_SAFETY_PROFILES, SafetyProfile, SafetyProfileError};
 pub use service::{
-    AutomationProfileService, AutomationProfileServiceBuilder, InMemoryProfileRepository, ProfileRepository,
+    AutomationProfileService, AutomationProfileServiceBuilder, InMemoryProfileRepository,
+    ProfileRepository,
 };
 pub use threshold::{AutomationDecision, GateDecision, Threshold, ThresholdError};
 
@@ -60,7 +61,11 @@ impl fmt::Display for Violation {
 }
 
 fn join(problems: &[Violation]) -> String {
-    problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Why a profile operation failed.
@@ -187,7 +192,9 @@ impl SandboxConfig {
     pub const fn none(checkpoints: bool) -> Self {
         Self {
             strategy: SandboxStrategy::None,
-            checkpoint: CheckpointConfig { enabled: checkpoints },
+            checkpoint: CheckpointConfig {
+                enabled: checkpoints,
+            },
         }
     }
 }
@@ -356,7 +363,12 @@ impl AutomationProfile {
     /// or the profile is not interactive. Pure and allocation-free.
     #[inline]
     #[must_use]
-    pub fn decide(&self, decision: AutomationDecision, confidence: Option<f64>, human_available: bool) -> GateDecision {
+    pub fn decide(
+        &self,
+        decision: AutomationDecision,
+        confidence: Option<f64>,
+        human_available: bool,
+    ) -> GateDecision {
         if self.threshold(decision).allows(confidence) {
             GateDecision::Proceed
         } else if human_available && self.interactive {
@@ -406,13 +418,22 @@ impl AutomationProfile {
             ));
         }
         if let Some(guard) = &self.guard {
-            for (field, list) in [("guard.tool_allowlist", &guard.tool_allowlist), ("guard.tool_denylist", &guard.tool_denylist)] {
+            for (field, list) in [
+                ("guard.tool_allowlist", &guard.tool_allowlist),
+                ("guard.tool_denylist", &guard.tool_denylist),
+            ] {
                 if list.iter().flatten().any(|p| p.is_empty()) {
                     out.push(Violation::new(field, "patterns must not be empty"));
                 }
             }
-            if guard.max_total_cost.is_some_and(crate::money::Usd::is_negative) {
-                out.push(Violation::new("guard.max_total_cost", "must not be negative"));
+            if guard
+                .max_total_cost
+                .is_some_and(crate::money::Usd::is_negative)
+            {
+                out.push(Violation::new(
+                    "guard.max_total_cost",
+                    "must not be negative",
+                ));
             }
         }
         out

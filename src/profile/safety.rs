@@ -132,7 +132,8 @@ impl SafetyProfile {
     /// Whether a skill of `category` may be used.
     #[must_use]
     pub fn allows_skill_category(&self, category: &str) -> bool {
-        self.allowed_skill_categories.is_empty() || self.allowed_skill_categories.iter().any(|c| c == category)
+        self.allowed_skill_categories.is_empty()
+            || self.allowed_skill_categories.iter().any(|c| c == category)
     }
 
     /// Every problem with this profile (empty when valid); `prefix` is the
@@ -150,16 +151,32 @@ impl SafetyProfile {
         if self.max_retries_per_step > MAX_RETRIES_LIMIT {
             out.push(Violation::new(
                 at("max_retries_per_step"),
-                format!("must be from 0 to {MAX_RETRIES_LIMIT}, got {}", self.max_retries_per_step),
+                format!(
+                    "must be from 0 to {MAX_RETRIES_LIMIT}, got {}",
+                    self.max_retries_per_step
+                ),
             ));
         }
-        for (field, value) in [("max_cost_per_plan", self.max_cost_per_plan), ("max_total_cost", self.max_total_cost)] {
+        for (field, value) in [
+            ("max_cost_per_plan", self.max_cost_per_plan),
+            ("max_total_cost", self.max_total_cost),
+        ] {
             if let Some(v) = value.filter(|v| v.is_negative()) {
-                out.push(Violation::new(at(field), format!("must not be negative, got {v}")));
+                out.push(Violation::new(
+                    at(field),
+                    format!("must not be negative, got {v}"),
+                ));
             }
         }
-        if self.allowed_skill_categories.iter().any(|c| c.trim().is_empty()) {
-            out.push(Violation::new(at("allowed_skill_categories"), "categories must not be blank"));
+        if self
+            .allowed_skill_categories
+            .iter()
+            .any(|c| c.trim().is_empty())
+        {
+            out.push(Violation::new(
+                at("allowed_skill_categories"),
+                "categories must not be blank",
+            ));
         }
         out
     }

@@ -7,7 +7,10 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use super::builtin::{BUILTIN_PROFILE_NAMES, builtin_profile, builtin_profiles, is_builtin};
-use super::resolve::{Environment, MapEnvironment, PROFILE_ENV_VAR, ProfileSource, Resolved, ResolvedProfile, SafetyProfileRef};
+use super::resolve::{
+    Environment, MapEnvironment, PROFILE_ENV_VAR, ProfileSource, Resolved, ResolvedProfile,
+    SafetyProfileRef,
+};
 use super::safety::{NAMED_SAFETY_PROFILES, SafetyProfile};
 use super::{AutomationProfile, ProfileError};
 use crate::guard::{GuardContext, GuardResult};
@@ -86,7 +89,11 @@ impl ProfileRepository for InMemoryProfileRepository {
                 *slot = profile;
                 Ok(())
             }
-            None => Err(ServiceError::not_found("automation profile", "name", &profile.name)),
+            None => Err(ServiceError::not_found(
+                "automation profile",
+                "name",
+                &profile.name,
+            )),
         }
     }
 
@@ -135,7 +142,9 @@ impl AutomationProfileServiceBuilder {
         AutomationProfileService {
             repository: self.repository,
             global_default: self.global_default,
-            environment: self.environment.unwrap_or_else(|| Arc::new(MapEnvironment::new())),
+            environment: self
+                .environment
+                .unwrap_or_else(|| Arc::new(MapEnvironment::new())),
         }
     }
 }
@@ -204,7 +213,10 @@ impl AutomationProfileService {
     }
 
     fn known_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = BUILTIN_PROFILE_NAMES.iter().map(|n| (*n).to_owned()).collect();
+        let mut names: Vec<String> = BUILTIN_PROFILE_NAMES
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect();
         if let Some(repo) = &self.repository {
             names.extend(repo.list().unwrap_or_default().into_iter().map(|p| p.name));
         }
@@ -266,11 +278,16 @@ impl AutomationProfileService {
     /// [`ProfileError::ReservedName`] for a built-in name,
     /// [`ProfileError::Invalid`] listing every problem,
     /// [`ProfileError::AlreadyExists`] for a taken name.
-    pub fn create_profile(&self, profile: AutomationProfile) -> Result<AutomationProfile, ProfileError> {
+    pub fn create_profile(
+        &self,
+        profile: AutomationProfile,
+    ) -> Result<AutomationProfile, ProfileError> {
         self.writable(&profile)?;
         match self.repository()?.insert(profile.clone()) {
             Ok(()) => Ok(profile),
-            Err(ServiceError::AlreadyExists { .. }) => Err(ProfileError::AlreadyExists(profile.name)),
+            Err(ServiceError::AlreadyExists { .. }) => {
+                Err(ProfileError::AlreadyExists(profile.name))
+            }
             Err(e) => Err(e.into()),
         }
     }
@@ -280,7 +297,11 @@ impl AutomationProfileService {
     /// # Errors
     /// As [`create_profile`](Self::create_profile), plus [`ProfileError::NameMismatch`]
     /// and [`ProfileError::NotFound`].
-    pub fn update_profile(&self, name: &str, profile: AutomationProfile) -> Result<AutomationProfile, ProfileError> {
+    pub fn update_profile(
+        &self,
+        name: &str,
+        profile: AutomationProfile,
+    ) -> Result<AutomationProfile, ProfileError> {
         if is_builtin(name) {
             return Err(ProfileError::ReservedName(name.to_owned()));
         }
@@ -341,12 +362,17 @@ impl AutomationProfileService {
             (ProfileSource::Plan, set(plan)),
             (ProfileSource::Action, set(action)),
             (ProfileSource::Project, set(project)),
-            (global.as_ref().map_or(ProfileSource::Global, |g| g.0), global.as_ref().map(|g| g.1.as_str())),
+            (
+                global.as_ref().map_or(ProfileSource::Global, |g| g.0),
+                global.as_ref().map(|g| g.1.as_str()),
+            ),
         ];
         let mut winner: Option<ResolvedProfile> = None;
         for (source, name) in levels {
             let Some(name) = name else { continue };
-            let profile = self.lookup(name)?.ok_or_else(|| self.unknown(source, name))?;
+            let profile = self
+                .lookup(name)?
+                .ok_or_else(|| self.unknown(source, name))?;
             if winner.is_none() {
                 winner = Some(ResolvedProfile { profile, source });
             }
@@ -388,27 +414,39 @@ impl AutomationProfileService {
             let profile = match reference {
                 None => continue,
                 Some(SafetyProfileRef::Inline(profile)) => profile.clone(),
-                Some(SafetyProfileRef::Named(name)) => SafetyProfile::named(name).ok_or_else(|| {
-                    ProfileError::UnknownSafetyProfile {
-                        level: source,
-                        name: name.clone(),
-                        known: NAMED_SAFETY_PROFILES.iter().map(|n| (*n).to_owned()).collect(),
-                    }
-                })?,
+                Some(SafetyProfileRef::Named(name)) => {
+                    SafetyProfile::named(name).ok_or_else(|| {
+                        ProfileError::UnknownSafetyProfile {
+                            level: source,
+                            name: name.clone(),
+                            known: NAMED_SAFETY_PROFILES
+                                .iter()
+                                .map(|n| (*n).to_owned())
+                                .collect(),
+                        }
+                    })?
+                }
             };
             if winner.is_none() {
                 winner = Some(Resolved::new(profile, source));
             }
         }
-        Ok(winner.unwrap_or_else(|| Resolved::new(fallback.clone(), ProfileSource::AutomationProfile)))
+        Ok(winner
+            .unwrap_or_else(|| Resolved::new(fallback.clone(), ProfileSource::AutomationProfile)))
     }
 
     /// Evaluates the guard of the profile `profile_name` for one tool call.
     ///
     /// # Errors
     /// [`ProfileError::NotFound`] for an unknown profile.
-    pub fn evaluate_guard(&self, profile_name: &str, ctx: &GuardContext<'_>) -> Result<GuardResult, ProfileError> {
-        let profile = self.lookup(profile_name)?.ok_or_else(|| ProfileError::NotFound(profile_name.to_owned()))?;
+    pub fn evaluate_guard(
+        &self,
+        profile_name: &str,
+        ctx: &GuardContext<'_>,
+    ) -> Result<GuardResult, ProfileError> {
+        let profile = self
+            .lookup(profile_name)?
+            .ok_or_else(|| ProfileError::NotFound(profile_name.to_owned()))?;
         Ok(profile.check_guard(ctx))
     }
 

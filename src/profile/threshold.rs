@@ -50,11 +50,17 @@ impl<'de> Deserialize<'de> for Threshold {
             fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Threshold, E> {
                 Threshold::new(v).map_err(E::custom)
             }
-            #[expect(clippy::cast_precision_loss, reason = "only 0 and 1 are in range; others are reported")]
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "only 0 and 1 are in range; others are reported"
+            )]
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Threshold, E> {
                 self.visit_f64(v as f64)
             }
-            #[expect(clippy::cast_precision_loss, reason = "only 0 and 1 are in range; others are reported")]
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "only 0 and 1 are in range; others are reported"
+            )]
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Threshold, E> {
                 self.visit_f64(v as f64)
             }
@@ -205,7 +211,10 @@ mod tests {
             Threshold::new(1.5).unwrap_err().to_string(),
             "a threshold must be a number from 0.0 to 1.0, got `1.5`"
         );
-        assert_eq!(Threshold::new(-0.0).unwrap().get().to_bits(), 0.0_f64.to_bits());
+        assert_eq!(
+            Threshold::new(-0.0).unwrap().get().to_bits(),
+            0.0_f64.to_bits()
+        );
     }
 
     #[test]
