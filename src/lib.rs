@@ -18,6 +18,7 @@ mod context;
 mod diagnostics;
 mod glob;
 mod guard;
+mod guardrails;
 mod ids;
 mod money;
 mod plan;
@@ -34,7 +35,10 @@ pub use a2a::{
     A2aError, A2aErrorDetail, A2aEvent, A2aLocalFacade, A2aRequest, A2aResponse, ErrorCode,
     ModelError, RequestId,
 };
-pub use budget::{BillingConfig, DEFAULT_WARN_AT_PERCENT, ResolvedBilling, resolve_billing};
+pub use budget::{
+    BillingConfig, BudgetExceeded, BudgetLevel, BudgetSnapshot, CostBudgetService,
+    DEFAULT_WARN_AT_PERCENT, ResolvedBilling, resolve_billing,
+};
 pub use clock::{Clock, ManualClock, SystemClock, iso8601};
 pub use context::{
     ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView,
@@ -43,6 +47,13 @@ pub use diagnostics::{CheckStatus, DiagnosticCheck, Diagnostics, DiagnosticsRegi
 pub use glob::glob_match;
 pub use guard::{
     AutomationGuard, GuardContext, GuardKind, GuardResult, GuardScope, Objection, Verdict,
+};
+pub use guardrails::{
+    AUDIT_TRAIL_KEY, ActorLimits, AuditContext, AuditHash, AuditSink, AuditVerifyError,
+    AutonomyGuardrailService, AutonomyGuardrailServiceBuilder, AutonomyGuardrails, BudgetCheck,
+    DEFAULT_AUDIT_CAPACITY, GUARDRAILS_KEY, GuardrailAuditEntry, GuardrailAuditTrail,
+    GuardrailDecision, GuardrailError, GuardrailEventType, GuardrailResult, InMemoryAuditSink,
+    SinkMode,
 };
 pub use ids::{ArtifactId, CheckpointId, DecisionId, EventId, IdError, PlanId, SessionId};
 pub use money::{MoneyError, Usd};

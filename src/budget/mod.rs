@@ -1,9 +1,15 @@
-//! Billing limits and their resolution across configuration levels.
+//! Budgets: billing limits and their resolution across configuration levels,
+//! and the budget hierarchy (plan, session, organisation).
+
+mod hierarchy;
 
 use serde::{Deserialize, Serialize};
 
 use crate::money::Usd;
 use crate::profile::{ProfileSource, Resolved};
+
+pub(crate) use hierarchy::{BudgetCell, take_all};
+pub use hierarchy::{BudgetExceeded, BudgetLevel, BudgetSnapshot, CostBudgetService};
 
 /// The default warning threshold, in percent of a budget.
 pub const DEFAULT_WARN_AT_PERCENT: u8 = 80;
