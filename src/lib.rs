@@ -53,7 +53,7 @@ pub use guardrails::{
     AutonomyGuardrailService, AutonomyGuardrailServiceBuilder, AutonomyGuardrails, BudgetCheck,
     DEFAULT_AUDIT_CAPACITY, GUARDRAILS_KEY, GuardrailAuditEntry, GuardrailAuditTrail,
     GuardrailDecision, GuardrailError, GuardrailEventType, GuardrailResult, InMemoryAuditSink,
-    SinkMode,
+    MAX_AUDIT_SEQUENCE, SinkMode,
 };
 pub use ids::{ArtifactId, CheckpointId, DecisionId, EventId, IdError, PlanId, SessionId};
 pub use money::{MoneyError, Usd};

@@ -86,3 +86,96 @@ fn profile_loader_corpus() {
     }
     assert!(loaded >= 5, "the corpus holds valid profiles too");
 }
+
+/// The glob oracle of `fuzz/fuzz_targets/glob.rs`, for the corpus replay.
+fn glob_oracle(pattern: &[char], name: &[char]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some(('*', rest)) => (0..=name.len()).any(|skip| glob_oracle(rest, &name[skip..])),
+        Some((c, rest)) => name
+            .split_first()
+            .is_some_and(|(n, tail)| n == c && glob_oracle(rest, tail)),
+    }
+}
+
+#[test]
+fn glob_corpus() {
+    for (name, bytes) in corpus("glob") {
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        let (pattern, subject) = text.split_once('\n').unwrap_or((text, ""));
+        let p: Vec<char> = pattern.chars().collect();
+        let n: Vec<char> = subject.chars().collect();
+        assert_eq!(
+            cleveragents::glob_match(pattern, subject),
+            glob_oracle(&p, &n),
+            "{name}: pattern {pattern:?} name {subject:?}"
+        );
+    }
+}
+
+#[test]
+fn load_from_metadata_corpus() {
+    use cleveragents::{AutonomyGuardrailService, PlanId};
+    let mut loaded = 0;
+    for (name, bytes) in corpus("load_from_metadata") {
+        let Ok(serde_json::Value::Object(metadata)) =
+            serde_json::from_slice::<serde_json::Value>(&bytes)
+        else {
+            continue;
+        };
+        let service = AutonomyGuardrailService::new();
+        let plan = PlanId::new();
+        if service.load_from_metadata(plan, &metadata).is_ok() {
+            loaded += 1;
+            let trail = service.get_audit_trail(plan).unwrap();
+            trail.verify().unwrap_or_else(|e| panic!("{name}: {e}"));
+            let again = service.get_audit_trail_as_metadata(plan).unwrap();
+            let other = AutonomyGuardrailService::new();
+            other.load_from_metadata(plan, &again).unwrap();
+            assert_eq!(other.get_audit_trail(plan), Some(trail), "{name}");
+        }
+    }
+    assert!(loaded >= 2, "the corpus holds valid metadata too");
+}
+
+/// Regenerates the valid seeds of the metadata corpus (run with
+/// `UPDATE_CORPUS=1`); they are committed, so the replay needs no generation.
+#[test]
+fn metadata_corpus_seeds_are_current() {
+    use cleveragents::{AutonomyGuardrailService, AutonomyGuardrails, PlanId, Usd};
+    if std::env::var_os("UPDATE_CORPUS").is_none() {
+        return;
+    }
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/load_from_metadata");
+    for (file, chained, capacity) in [("valid_chained", true, 3), ("valid_unchained", false, 10)] {
+        let service = AutonomyGuardrailService::builder()
+            .audit_chain(chained)
+            .audit_capacity(capacity)
+            .build();
+        let plan = PlanId::new();
+        let mut g = AutonomyGuardrails::default();
+        g.max_steps = Some(2);
+        g.tool_budget = Some(Usd::from_cents(150));
+        g.required_confirmations = vec!["deploy".into()];
+        service.configure_guardrails(plan, g).unwrap();
+        for step in 0..3 {
+            service.check_step_limit(plan, step).unwrap();
+        }
+        service
+            .check_tool_budget(plan, Usd::from_cents(100))
+            .unwrap();
+        service
+            .check_tool_budget(plan, Usd::from_cents(100))
+            .unwrap();
+        service.check_confirmation_required(plan, "deploy").unwrap();
+        let metadata = service.get_audit_trail_as_metadata(plan).unwrap();
+        std::fs::write(
+            dir.join(file),
+            serde_json::to_vec_pretty(&metadata).unwrap(),
+        )
+        .unwrap();
+    }
+}

@@ -313,6 +313,10 @@ impl Record {
     }
 }
 
+/// The highest sequence number a valid trail may reach (2^63 - 1); far beyond
+/// any real trail, it leaves the counters room so they can never wrap.
+pub const MAX_AUDIT_SEQUENCE: u64 = i64::MAX as u64;
+
 /// Default number of entries a trail retains.
 pub const DEFAULT_AUDIT_CAPACITY: usize = 10_000;
 
@@ -429,15 +433,16 @@ impl GuardrailAuditTrail {
         if self.chained {
             entry.hash = entry.compute_hash(prev);
         }
-        self.next_sequence += 1;
+        // Saturating: `verify` keeps loaded trails far below the top of the range.
+        self.next_sequence = self.next_sequence.saturating_add(1);
         match result {
-            GuardrailResult::Allowed => self.allowed_count += 1,
-            GuardrailResult::Denied => self.denied_count += 1,
+            GuardrailResult::Allowed => self.allowed_count = self.allowed_count.saturating_add(1),
+            GuardrailResult::Denied => self.denied_count = self.denied_count.saturating_add(1),
         }
         if self.entries.len() >= self.capacity {
             if let Some(evicted) = self.entries.pop_front() {
                 self.anchor = evicted.hash;
-                self.evicted_count += 1;
+                self.evicted_count = self.evicted_count.saturating_add(1);
             }
         }
         let sequence = entry.sequence;
@@ -454,6 +459,12 @@ impl GuardrailAuditTrail {
     /// [`AuditVerifyError`] naming the first entry at fault.
     pub fn verify(&self) -> Result<(), AuditVerifyError> {
         let fail = |sequence: u64, problem: String| Err(AuditVerifyError { sequence, problem });
+        if self.next_sequence > MAX_AUDIT_SEQUENCE {
+            return fail(
+                self.next_sequence,
+                format!("sequence numbers above {MAX_AUDIT_SEQUENCE} are not accepted"),
+            );
+        }
         if self.entries.len() > self.capacity {
             return fail(
                 self.evicted_count,

@@ -17,7 +17,7 @@ use crate::service_error::ServiceError;
 
 pub use audit::{
     AuditContext, AuditHash, AuditVerifyError, DEFAULT_AUDIT_CAPACITY, GuardrailAuditEntry,
-    GuardrailAuditTrail, GuardrailEventType, GuardrailResult,
+    GuardrailAuditTrail, GuardrailEventType, GuardrailResult, MAX_AUDIT_SEQUENCE,
 };
 pub use service::{
     AUDIT_TRAIL_KEY, AutonomyGuardrailService, AutonomyGuardrailServiceBuilder, GUARDRAILS_KEY,
