@@ -37,7 +37,7 @@ pub use a2a::{
 };
 pub use budget::{
     BillingConfig, BudgetExceeded, BudgetLevel, BudgetSnapshot, CostBudgetService,
-    DEFAULT_WARN_AT_PERCENT, ResolvedBilling, resolve_billing,
+    DEFAULT_WARN_AT_PERCENT, PlanBudget, Reservation, ResolvedBilling, resolve_billing,
 };
 pub use clock::{Clock, ManualClock, SystemClock, iso8601};
 pub use context::{
@@ -87,4 +87,6 @@ mod guides {
     struct A2aProtocol;
     #[doc = include_str!("../docs/automation-profiles.md")]
     struct AutomationProfiles;
+    #[doc = include_str!("../docs/guards.md")]
+    struct Guards;
 }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
-use crate::ids::SessionId;
+use crate::ids::{PlanId, SessionId};
 use crate::money::Usd;
 use crate::string_enum::string_enum;
 
@@ -145,6 +145,133 @@ impl BudgetCell {
     pub(crate) fn give_back(&self, amount: Usd) {
         self.used.fetch_sub(amount.nanos(), Ordering::AcqRel);
     }
+
+    /// Takes `amount` as a reservation (counted against the limit, reported as reserved).
+    fn try_reserve(&self, amount: Usd) -> Result<(), BudgetExceeded> {
+        self.try_take(amount)?;
+        self.reserved.fetch_add(amount.nanos(), Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Settles a reservation of `reserved` at `actual`: the reservation
+    /// becomes spend, adjusted by the difference. Spend above the estimate is
+    /// recorded even past the limit: the money is gone.
+    fn settle(&self, reserved: Usd, actual: Usd) {
+        self.reserved.fetch_sub(reserved.nanos(), Ordering::AcqRel);
+        self.used.fetch_add(
+            actual.nanos().saturating_sub(reserved.nanos()),
+            Ordering::AcqRel,
+        );
+    }
+
+    /// Cancels a reservation.
+    fn unreserve(&self, amount: Usd) {
+        self.reserved.fetch_sub(amount.nanos(), Ordering::AcqRel);
+        self.used.fetch_sub(amount.nanos(), Ordering::AcqRel);
+    }
+}
+
+/// The budgets a plan's charges count against: its own, its session's, its
+/// organisation's. A cheap `Clone` handle that reserves without any lookup.
+#[derive(Debug, Clone)]
+pub struct PlanBudget {
+    // One shared array: a reservation clones one Arc, not three.
+    cells: Arc<[Option<Arc<BudgetCell>>; 3]>,
+}
+
+impl PlanBudget {
+    /// Reserves `amount` at every level or none. The [`Reservation`] settles
+    /// with [`Reservation::commit`] and is released if dropped unsettled.
+    ///
+    /// # Errors
+    /// [`BudgetExceeded`] naming the level that refused; nothing is reserved then.
+    pub fn reserve(&self, amount: Usd) -> Result<Reservation, BudgetExceeded> {
+        if amount.is_negative() {
+            return Err(BudgetExceeded {
+                level: BudgetLevel::Plan,
+                limit: Usd::ZERO,
+                spent: Usd::ZERO,
+                reserved: Usd::ZERO,
+                requested: amount,
+            });
+        }
+        for (taken, cell) in self.cells.iter().enumerate() {
+            let Some(cell) = cell else { continue };
+            if let Err(exceeded) = cell.try_reserve(amount) {
+                for earlier in self.cells.iter().take(taken).flatten() {
+                    earlier.unreserve(amount);
+                }
+                return Err(exceeded);
+            }
+        }
+        Ok(Reservation {
+            cells: Arc::clone(&self.cells),
+            amount,
+            settled: false,
+        })
+    }
+
+    /// The state of one level (`None` when the plan has no such level).
+    #[must_use]
+    pub fn snapshot(&self, level: BudgetLevel) -> Option<BudgetSnapshot> {
+        let index = match level {
+            BudgetLevel::Plan => 0,
+            BudgetLevel::Session => 1,
+            BudgetLevel::Org => 2,
+        };
+        self.cells
+            .get(index)
+            .and_then(Option::as_ref)
+            .map(|c| c.snapshot())
+    }
+}
+
+/// Money set aside at every level of a plan's budgets before a call whose
+/// cost is only estimated. Settle it with [`commit`](Self::commit); dropping
+/// it unsettled releases it.
+#[derive(Debug)]
+#[must_use = "dropping a reservation releases it"]
+pub struct Reservation {
+    cells: Arc<[Option<Arc<BudgetCell>>; 3]>,
+    amount: Usd,
+    settled: bool,
+}
+
+impl Reservation {
+    /// The amount reserved.
+    #[must_use]
+    pub const fn amount(&self) -> Usd {
+        self.amount
+    }
+
+    /// Settles at the actual cost at every level. A cost above the reservation
+    /// is recorded in full, even past a limit.
+    pub fn commit(mut self, actual: Usd) {
+        for cell in self.cells.iter().flatten() {
+            cell.settle(self.amount, actual.max(Usd::ZERO));
+        }
+        self.settled = true;
+    }
+
+    /// Releases the reservation without spending anything.
+    pub fn release(mut self) {
+        self.undo();
+    }
+
+    fn undo(&mut self) {
+        if !self.settled {
+            for cell in self.cells.iter().flatten() {
+                cell.unreserve(self.amount);
+            }
+            self.settled = true;
+        }
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.undo();
+    }
 }
 
 /// Takes `amount` from every cell or from none.
@@ -160,8 +287,12 @@ pub(crate) fn take_all(cells: &[&BudgetCell], amount: Usd) -> Result<(), BudgetE
     Ok(())
 }
 
+/// A plan's own budget and the session it is counted against.
+type PlanEntry = (Arc<BudgetCell>, Option<SessionId>);
+
 #[derive(Debug, Default)]
 struct Budgets {
+    plans: RwLock<HashMap<PlanId, PlanEntry>>,
     sessions: RwLock<HashMap<SessionId, Arc<BudgetCell>>>,
     orgs: RwLock<HashMap<String, Arc<BudgetCell>>>,
     session_orgs: RwLock<HashMap<SessionId, String>>,
@@ -266,6 +397,59 @@ impl CostBudgetService {
         (self.session_cell(session), org)
     }
 
+    fn plan_cell(&self, plan: PlanId) -> (Arc<BudgetCell>, Option<SessionId>) {
+        if let Some((cell, session)) = self.inner.plans.read().get(&plan) {
+            return (Arc::clone(cell), *session);
+        }
+        let mut plans = self.inner.plans.write();
+        let (cell, session) = plans
+            .entry(plan)
+            .or_insert_with(|| (Arc::new(BudgetCell::new(BudgetLevel::Plan, None)), None));
+        (Arc::clone(cell), *session)
+    }
+
+    /// Sets (or removes) a plan's limit.
+    pub fn set_plan_limit(&self, plan: PlanId, limit: Option<Usd>) {
+        self.plan_cell(plan).0.set_limit(limit);
+    }
+
+    /// Counts a plan's reservations against `session` (and its org) from now on.
+    pub fn assign_plan_to_session(&self, plan: PlanId, session: SessionId) {
+        let (cell, _) = self.plan_cell(plan);
+        self.inner.plans.write().insert(plan, (cell, Some(session)));
+    }
+
+    /// A plan's own budget.
+    #[must_use]
+    pub fn plan_budget(&self, plan: PlanId) -> BudgetSnapshot {
+        self.plan_cell(plan).0.snapshot()
+    }
+
+    /// The handle reserving against a plan's budgets (plan, its session, the
+    /// session's org), resolved once: keep it for repeated reservations.
+    #[must_use]
+    pub fn plan(&self, plan: PlanId) -> PlanBudget {
+        let (plan_cell, session) = self.plan_cell(plan);
+        let (session_cell, org_cell) = match session {
+            Some(session) => {
+                let (s, o) = self.cells(session);
+                (Some(s), o)
+            }
+            None => (None, None),
+        };
+        PlanBudget {
+            cells: Arc::new([Some(plan_cell), session_cell, org_cell]),
+        }
+    }
+
+    /// Reserves `amount` against a plan's budgets (see [`PlanBudget::reserve`]).
+    ///
+    /// # Errors
+    /// [`BudgetExceeded`] naming the level that refused.
+    pub fn reserve(&self, plan: PlanId, amount: Usd) -> Result<Reservation, BudgetExceeded> {
+        self.plan(plan).reserve(amount)
+    }
+
     /// Charges `amount` to the session and its organisation, both or neither.
     ///
     /// # Errors
@@ -310,5 +494,33 @@ mod tests {
         take_all(&[&a, &b], Usd::from_dollars(1)).unwrap();
         assert_eq!(a.snapshot().spent, Usd::from_dollars(1));
         assert_eq!(b.snapshot().remaining(), Some(Usd::ZERO));
+    }
+
+    #[test]
+    fn reservations_commit_release_and_drop() {
+        let budgets = CostBudgetService::new();
+        let (plan, session) = (PlanId::new(), SessionId::new());
+        budgets.set_plan_limit(plan, Some(Usd::from_dollars(2)));
+        budgets.set_session_limit(session, Some(Usd::from_dollars(3)));
+        budgets.assign_plan_to_session(plan, session);
+        let handle = budgets.plan(plan);
+        let first = handle.reserve(Usd::from_dollars(1)).unwrap();
+        assert_eq!(budgets.plan_budget(plan).reserved, Usd::from_dollars(1));
+        let second = handle.reserve(Usd::from_dollars(1)).unwrap();
+        let refused = handle.reserve(Usd::from_nanos(1)).unwrap_err();
+        assert_eq!(
+            (refused.level, refused.reserved),
+            (BudgetLevel::Plan, Usd::from_dollars(2))
+        );
+        first.commit(Usd::from_cents(40));
+        drop(second);
+        let plan_now = budgets.plan_budget(plan);
+        assert_eq!(
+            (plan_now.spent, plan_now.reserved),
+            (Usd::from_cents(40), Usd::ZERO)
+        );
+        assert_eq!(budgets.session_budget(session).spent, Usd::from_cents(40));
+        handle.reserve(Usd::from_cents(50)).unwrap().release();
+        assert_eq!(budgets.session_budget(session).reserved, Usd::ZERO);
     }
 }

@@ -9,7 +9,9 @@ use crate::money::Usd;
 use crate::profile::{ProfileSource, Resolved};
 
 pub(crate) use hierarchy::{BudgetCell, take_all};
-pub use hierarchy::{BudgetExceeded, BudgetLevel, BudgetSnapshot, CostBudgetService};
+pub use hierarchy::{
+    BudgetExceeded, BudgetLevel, BudgetSnapshot, CostBudgetService, PlanBudget, Reservation,
+};
 
 /// The default warning threshold, in percent of a budget.
 pub const DEFAULT_WARN_AT_PERCENT: u8 = 80;
