@@ -15,11 +15,27 @@ use parking_lot::Mutex;
 pub trait Clock: Send + Sync + Debug {
     /// The current time.
     fn now(&self) -> DateTime<Utc>;
+
+    /// The current time as nanoseconds since the Unix epoch (saturating).
+    /// Hot paths that only store a timestamp use this; implementations may
+    /// override it to skip the calendar conversion.
+    fn now_nanos(&self) -> i64 {
+        let now = self.now();
+        now.timestamp_nanos_opt().unwrap_or(if now.timestamp() < 0 {
+            i64::MIN
+        } else {
+            i64::MAX
+        })
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for Arc<C> {
     fn now(&self) -> DateTime<Utc> {
         (**self).now()
+    }
+
+    fn now_nanos(&self) -> i64 {
+        (**self).now_nanos()
     }
 }
 
@@ -31,6 +47,19 @@ impl Clock for SystemClock {
     fn now(&self) -> DateTime<Utc> {
         Utc::now()
     }
+
+    fn now_nanos(&self) -> i64 {
+        match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+            Ok(since) => i64::try_from(since.as_nanos()).unwrap_or(i64::MAX),
+            Err(before) => i64::try_from(before.duration().as_nanos()).map_or(i64::MIN, |n| -n),
+        }
+    }
+}
+
+/// Converts nanoseconds since the Unix epoch to a time.
+#[must_use]
+pub fn from_unix_nanos(nanos: i64) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp_nanos(nanos)
 }
 
 /// A clock that only moves when told to; clones share the same time.
@@ -93,6 +122,18 @@ pub fn iso8601(at: DateTime<Utc>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nanos_agree_with_now() {
+        let clock = ManualClock::default();
+        assert_eq!(from_unix_nanos(clock.now_nanos()), clock.now());
+        let system = SystemClock;
+        let (a, b) = (
+            system.now_nanos(),
+            system.now().timestamp_nanos_opt().unwrap(),
+        );
+        assert!((b - a).abs() < 1_000_000_000);
+    }
 
     #[test]
     fn manual_clock_is_shared_between_clones() {

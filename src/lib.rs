@@ -39,7 +39,7 @@ pub use budget::{
     BillingConfig, BudgetExceeded, BudgetLevel, BudgetSnapshot, CostBudgetService,
     DEFAULT_WARN_AT_PERCENT, PlanBudget, Reservation, ResolvedBilling, resolve_billing,
 };
-pub use clock::{Clock, ManualClock, SystemClock, iso8601};
+pub use clock::{Clock, ManualClock, SystemClock, from_unix_nanos, iso8601};
 pub use context::{
     ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView,
 };

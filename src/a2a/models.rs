@@ -139,6 +139,15 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
     }
 }
 
+/// An object as a map; `null` as an empty one; anything else is an error.
+fn into_object(value: Value) -> Result<Map<String, Value>, ModelError> {
+    match value {
+        Value::Null => Ok(Map::new()),
+        Value::Object(map) => Ok(map),
+        other => Err(ModelError::ParamsNotObject(json_type(&other))),
+    }
+}
+
 static EMPTY_MAP: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
 
 /// A JSON-RPC 2.0 request, validated.
@@ -185,11 +194,7 @@ impl A2aRequest {
         if method.trim().is_empty() {
             return Err(ModelError::BlankMethod);
         }
-        let params = match params {
-            Value::Null => Value::Object(Map::new()),
-            Value::Object(map) => Value::Object(map),
-            other => return Err(ModelError::ParamsNotObject(json_type(&other))),
-        };
+        let params = Value::Object(into_object(params)?);
         let id = match id.into() {
             RequestId::String(s) if s.is_empty() => RequestId::new_ulid(),
             id => id,
@@ -501,11 +506,7 @@ impl A2aEvent {
         data: Value,
         clock: &dyn Clock,
     ) -> Result<Self, ModelError> {
-        let data = match data {
-            Value::Null => Map::new(),
-            Value::Object(map) => map,
-            other => return Err(ModelError::ParamsNotObject(json_type(&other))),
-        };
+        let data = into_object(data)?;
         Ok(Self {
             event_id: EventId::new(),
             event_type: event_type.into(),

@@ -73,13 +73,17 @@ impl BudgetSnapshot {
 const UNLIMITED: i64 = i64::MAX;
 
 /// One budget: a limit and what is used against it.
+///
+/// `used` (spent plus reserved) is the only value checked against the limit,
+/// with a compare-and-swap, so a reservation costs one atomic operation per
+/// level; `spent` moves only when money is actually spent, and what is
+/// reserved is their difference.
 #[derive(Debug)]
 pub(crate) struct BudgetCell {
     level: BudgetLevel,
     limit: AtomicI64,
-    /// Spent plus reserved: the value checked against the limit.
     used: AtomicI64,
-    reserved: AtomicI64,
+    spent: AtomicI64,
 }
 
 impl BudgetCell {
@@ -88,7 +92,7 @@ impl BudgetCell {
             level,
             limit: AtomicI64::new(limit.map_or(UNLIMITED, Usd::nanos)),
             used: AtomicI64::new(0),
-            reserved: AtomicI64::new(0),
+            spent: AtomicI64::new(0),
         }
     }
 
@@ -99,12 +103,14 @@ impl BudgetCell {
 
     pub(crate) fn snapshot(&self) -> BudgetSnapshot {
         let limit = self.limit.load(Ordering::SeqCst);
+        // Read `spent` first: between the two loads it can only grow with
+        // `used`, so the difference never goes below what is truly reserved.
+        let spent = self.spent.load(Ordering::SeqCst);
         let used = self.used.load(Ordering::SeqCst);
-        let reserved = self.reserved.load(Ordering::SeqCst);
         BudgetSnapshot {
             limit: (limit != UNLIMITED).then_some(Usd::from_nanos(limit)),
-            spent: Usd::from_nanos(used.saturating_sub(reserved)),
-            reserved: Usd::from_nanos(reserved),
+            spent: Usd::from_nanos(spent),
+            reserved: Usd::from_nanos(used.saturating_sub(spent).max(0)),
         }
     }
 
@@ -120,7 +126,7 @@ impl BudgetCell {
     }
 
     /// Adds `amount` to `used` iff the result stays within the limit.
-    pub(crate) fn try_take(&self, amount: Usd) -> Result<(), BudgetExceeded> {
+    fn try_use(&self, amount: Usd) -> Result<(), BudgetExceeded> {
         let add = amount.nanos();
         let mut current = self.used.load(Ordering::Acquire);
         loop {
@@ -141,32 +147,31 @@ impl BudgetCell {
         }
     }
 
-    /// Gives back `amount` taken earlier.
-    pub(crate) fn give_back(&self, amount: Usd) {
-        self.used.fetch_sub(amount.nanos(), Ordering::AcqRel);
-    }
-
-    /// Takes `amount` as a reservation (counted against the limit, reported as reserved).
-    fn try_reserve(&self, amount: Usd) -> Result<(), BudgetExceeded> {
-        self.try_take(amount)?;
-        self.reserved.fetch_add(amount.nanos(), Ordering::AcqRel);
+    /// Spends `amount` now, iff it fits.
+    pub(crate) fn try_take(&self, amount: Usd) -> Result<(), BudgetExceeded> {
+        self.try_use(amount)?;
+        self.spent.fetch_add(amount.nanos(), Ordering::AcqRel);
         Ok(())
     }
 
-    /// Settles a reservation of `reserved` at `actual`: the reservation
-    /// becomes spend, adjusted by the difference. Spend above the estimate is
-    /// recorded even past the limit: the money is gone.
+    /// Gives back `amount` spent with [`try_take`](Self::try_take).
+    pub(crate) fn give_back(&self, amount: Usd) {
+        self.spent.fetch_sub(amount.nanos(), Ordering::AcqRel);
+        self.used.fetch_sub(amount.nanos(), Ordering::AcqRel);
+    }
+
+    /// Settles a reservation of `reserved` at `actual`. Spend above the
+    /// reservation is recorded even past the limit: the money is gone.
     fn settle(&self, reserved: Usd, actual: Usd) {
-        self.reserved.fetch_sub(reserved.nanos(), Ordering::AcqRel);
-        self.used.fetch_add(
-            actual.nanos().saturating_sub(reserved.nanos()),
-            Ordering::AcqRel,
-        );
+        self.spent.fetch_add(actual.nanos(), Ordering::AcqRel);
+        let difference = actual.nanos().saturating_sub(reserved.nanos());
+        if difference != 0 {
+            self.used.fetch_add(difference, Ordering::AcqRel);
+        }
     }
 
     /// Cancels a reservation.
     fn unreserve(&self, amount: Usd) {
-        self.reserved.fetch_sub(amount.nanos(), Ordering::AcqRel);
         self.used.fetch_sub(amount.nanos(), Ordering::AcqRel);
     }
 }
@@ -197,7 +202,7 @@ impl PlanBudget {
         }
         for (taken, cell) in self.cells.iter().enumerate() {
             let Some(cell) = cell else { continue };
-            if let Err(exceeded) = cell.try_reserve(amount) {
+            if let Err(exceeded) = cell.try_use(amount) {
                 for earlier in self.cells.iter().take(taken).flatten() {
                     earlier.unreserve(amount);
                 }

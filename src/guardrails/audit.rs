@@ -171,7 +171,10 @@ impl<'de> Deserialize<'de> for AuditHash {
 #[serde(deny_unknown_fields)]
 pub struct GuardrailAuditEntry {
     sequence: u64,
-    timestamp: DateTime<Utc>,
+    // Nanoseconds since the Unix epoch: cheap to take on the hot path;
+    // serialized as an ISO-8601 UTC string.
+    #[serde(with = "unix_nanos_as_iso")]
+    timestamp: i64,
     event_type: GuardrailEventType,
     guard_name: Cow<'static, str>,
     result: GuardrailResult,
@@ -191,8 +194,8 @@ impl GuardrailAuditEntry {
     }
     /// When the decision was made.
     #[must_use]
-    pub const fn timestamp(&self) -> DateTime<Utc> {
-        self.timestamp
+    pub fn timestamp(&self) -> DateTime<Utc> {
+        crate::clock::from_unix_nanos(self.timestamp)
     }
     /// What kind of enforcement.
     #[must_use]
@@ -242,8 +245,7 @@ impl GuardrailAuditEntry {
         };
         field(b"cleveragents.audit.v1");
         field(&self.sequence.to_le_bytes());
-        field(&self.timestamp.timestamp().to_le_bytes());
-        field(&self.timestamp.timestamp_subsec_nanos().to_le_bytes());
+        field(&self.timestamp.to_le_bytes());
         field(self.event_type.as_str().as_bytes());
         field(self.guard_name.as_bytes());
         field(self.result.as_str().as_bytes());
@@ -310,6 +312,21 @@ impl Record {
             | GuardrailEventType::ConfirmationRequired => GuardrailResult::Denied,
             _ => GuardrailResult::Allowed,
         }
+    }
+}
+
+mod unix_nanos_as_iso {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
+
+    pub(super) fn serialize<S: Serializer>(nanos: &i64, s: S) -> Result<S::Ok, S::Error> {
+        crate::clock::from_unix_nanos(*nanos).serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        DateTime::<Utc>::deserialize(d)?
+            .timestamp_nanos_opt()
+            .ok_or_else(|| D::Error::custom("timestamp out of range (years 1677 to 2262)"))
     }
 }
 
@@ -416,12 +433,12 @@ impl GuardrailAuditTrail {
     }
 
     /// Appends a decision, evicting the oldest entry when full; returns its sequence.
-    pub(crate) fn append(&mut self, record: Record, at: DateTime<Utc>) -> u64 {
+    pub(crate) fn append(&mut self, record: Record, at_unix_nanos: i64) -> u64 {
         let result = record.result();
         let prev = self.head();
         let mut entry = GuardrailAuditEntry {
             sequence: self.next_sequence,
-            timestamp: at,
+            timestamp: at_unix_nanos,
             event_type: record.event_type,
             guard_name: Cow::Borrowed(record.guard_name),
             result,

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use chrono::{DateTime, Utc};
 use parking_lot::{Mutex, RwLock};
 use serde_json::{Map, Value};
 
@@ -222,6 +221,20 @@ impl AutonomyGuardrailService {
         )
     }
 
+    /// Runs `f` on the plan's state under its lock, creating the plan on first
+    /// use. The common path holds the shard's read lock and clones no `Arc`.
+    fn with_plan<T>(&self, plan_id: PlanId, f: impl FnOnce(&mut PlanState) -> T) -> T {
+        {
+            let shard = self.shard(plan_id).read();
+            if let Some(plan) = shard.get(&plan_id) {
+                return f(&mut plan.lock());
+            }
+        }
+        let plan = self.plan(plan_id);
+        let mut state = plan.lock();
+        f(&mut state)
+    }
+
     fn existing(&self, plan_id: PlanId) -> Option<Arc<Mutex<PlanState>>> {
         self.shard(plan_id).read().get(&plan_id).cloned()
     }
@@ -231,13 +244,11 @@ impl AutonomyGuardrailService {
     fn decide(
         &self,
         plan_id: PlanId,
-        f: impl FnOnce(&mut PlanState, DateTime<Utc>) -> (Record, Undo),
+        f: impl FnOnce(&mut PlanState, i64) -> (Record, Undo),
     ) -> Result<GuardrailDecision, GuardrailError> {
-        let plan = self.plan(plan_id);
-        let now = self.inner.clock.now();
-        let (decision, entry, undo) = {
-            let mut state = plan.lock();
-            let (record, undo) = f(&mut state, now);
+        let now = self.inner.clock.now_nanos();
+        let (decision, entry, undo) = self.with_plan(plan_id, |state| {
+            let (record, undo) = f(state, now);
             let event_type = record.event_type;
             let allowed = record.result() == super::GuardrailResult::Allowed;
             let reason = record.reason.clone();
@@ -257,7 +268,7 @@ impl AutonomyGuardrailService {
                 entry,
                 undo,
             )
-        };
+        });
         let (Some((sink, mode)), Some(entry)) = (&self.inner.sink, entry) else {
             return Ok(decision);
         };
@@ -269,7 +280,7 @@ impl AutonomyGuardrailService {
             }
             Err(source) => {
                 self.inner.sink_failures.fetch_add(1, Ordering::Relaxed);
-                self.revert(plan_id, &plan, &decision, undo);
+                self.revert(plan_id, &decision, undo);
                 Err(GuardrailError::AuditSink {
                     sequence: decision.sequence,
                     source,
@@ -279,18 +290,11 @@ impl AutonomyGuardrailService {
     }
 
     /// Strict mode: gives back what a decision took and records that it did.
-    fn revert(
-        &self,
-        plan_id: PlanId,
-        plan: &Mutex<PlanState>,
-        decision: &GuardrailDecision,
-        undo: Undo,
-    ) {
-        let now = self.inner.clock.now();
-        let entry = {
-            let mut state = plan.lock();
+    fn revert(&self, plan_id: PlanId, decision: &GuardrailDecision, undo: Undo) {
+        let now = self.inner.clock.now_nanos();
+        let entry = self.with_plan(plan_id, |state| {
             let (event_type, context) = match undo {
-                Undo::Nothing => return,
+                Undo::Nothing => return None,
                 Undo::Steps(previous) => {
                     state.guardrails.step_count = previous;
                     (E::StepBlocked, AuditContext::default())
@@ -327,7 +331,7 @@ impl AutonomyGuardrailService {
             };
             state.trail.append(record, now);
             state.trail.entries().back().cloned()
-        };
+        });
         if let (Some((sink, _)), Some(entry)) = (&self.inner.sink, entry) {
             if sink.record(plan_id, &entry).is_err() {
                 self.inner.sink_failures.fetch_add(1, Ordering::Relaxed);
@@ -468,7 +472,8 @@ impl AutonomyGuardrailService {
     /// # Errors
     /// Only [`GuardrailError::AuditSink`] in strict mode.
     pub fn check_wall_clock(&self, plan_id: PlanId) -> Result<GuardrailDecision, GuardrailError> {
-        self.decide(plan_id, |state, now| {
+        self.decide(plan_id, |state, now_nanos| {
+            let now = crate::clock::from_unix_nanos(now_nanos);
             let start = *state.guardrails.start_time.get_or_insert(now);
             let elapsed = (now - start).max(chrono::TimeDelta::zero());
             let elapsed_ms = u64::try_from(elapsed.num_milliseconds()).unwrap_or(u64::MAX);
