@@ -2,6 +2,7 @@
 //! the wire format, events, and the [`A2aLocalFacade`] that routes requests to
 //! services. This is the only part of the crate that knows JSON-RPC.
 
+mod agent;
 mod error;
 mod events;
 mod facade;
@@ -9,8 +10,14 @@ mod methods;
 mod models;
 mod params;
 mod stdio;
+mod task;
+pub mod v1;
 mod wire;
 
+pub use agent::{
+    AgentExecutor, EchoExecutor, InMemoryTaskStore, PushNotifier, RecordingPushNotifier, TaskPage,
+    TaskQuery, TaskStore, TaskUpdates, TransitionError,
+};
 pub use error::{
     A2aError, A2aNotAvailableError, A2aOperationNotFoundError, A2aVersionMismatchError, ErrorCode,
     ErrorFamily, ErrorKind, StandardErrorCode,
@@ -26,4 +33,9 @@ pub use models::{
     ResponsePayload,
 };
 pub use stdio::{ServeStats, event_notification, notification_method, serve_lines};
+pub use task::{
+    Artifact, ArtifactUpdateKind, FileContent, Message, MessageKind, Part, PushAuthentication,
+    PushNotificationConfig, Role, StatusUpdateKind, StreamEvent, Task, TaskArtifactUpdateEvent,
+    TaskKind, TaskPushNotificationConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
+};
 pub use wire::WireLimits;
