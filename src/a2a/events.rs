@@ -65,6 +65,9 @@ pub struct EventFilter {
     /// Only events of this plan.
     #[serde(default)]
     pub plan_id: Option<PlanId>,
+    /// Only events whose data's `taskId` is this.
+    #[serde(default, rename = "task_id")]
+    pub task_id: Option<String>,
 }
 
 impl EventFilter {
@@ -72,6 +75,13 @@ impl EventFilter {
     #[must_use]
     pub fn event_types(mut self, types: Vec<String>) -> Self {
         self.event_types = types;
+        self
+    }
+
+    /// Events of this task only (matched against the event data's `taskId`).
+    #[must_use]
+    pub fn task(mut self, task_id: Option<String>) -> Self {
+        self.task_id = task_id;
         self
     }
 
@@ -87,6 +97,10 @@ impl EventFilter {
     pub fn matches(&self, event: &A2aEvent) -> bool {
         (self.event_types.is_empty() || self.event_types.contains(&event.event_type))
             && self.plan_id.is_none_or(|p| event.plan_id == Some(p))
+            && self
+                .task_id
+                .as_deref()
+                .is_none_or(|t| event.data.get("taskId").and_then(|v| v.as_str()) == Some(t))
     }
 }
 
@@ -95,6 +109,10 @@ type Callback = Arc<dyn Fn(&A2aEvent) + Send + Sync>;
 #[derive(Clone)]
 enum Sink {
     Callback(Callback),
+    Channel {
+        filter: EventFilter,
+        sender: std::sync::mpsc::SyncSender<A2aEvent>,
+    },
     Buffer {
         filter: EventFilter,
         events: Arc<Mutex<VecDeque<A2aEvent>>>,
@@ -220,6 +238,25 @@ impl A2aEventQueue {
         id
     }
 
+    /// A pull subscription: matching events from now on arrive on the
+    /// returned receiver (at most `capacity` waiting; more are dropped and
+    /// counted). Dropping the receiver unsubscribes.
+    #[must_use]
+    pub fn subscribe_channel(&self, filter: EventFilter, capacity: usize) -> EventReceiver {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(capacity.max(1));
+        let id = self.next_id();
+        self.inner
+            .state
+            .lock()
+            .subscribers
+            .push((id, Sink::Channel { filter, sender }));
+        EventReceiver {
+            receiver,
+            queue: self.clone(),
+            id,
+        }
+    }
+
     /// Takes the events buffered for a buffered subscription (empty for an
     /// unknown id or a callback subscription).
     #[must_use]
@@ -273,6 +310,12 @@ impl A2aEventQueue {
                 Sink::Callback(callback) => {
                     if catch_unwind(AssertUnwindSafe(|| callback(&event))).is_err() {
                         self.inner.callback_panics.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                Sink::Channel { filter, sender } => {
+                    if filter.matches(&event) && sender.try_send(event.clone()).is_err() {
+                        // Full or gone: a slow or departed reader never blocks publishers.
+                        self.inner.buffer_dropped.fetch_add(1, Ordering::Relaxed);
                     }
                 }
                 Sink::Buffer { filter, events } => {
@@ -347,6 +390,42 @@ impl A2aEventQueue {
     #[must_use]
     pub fn buffer_dropped(&self) -> u64 {
         self.inner.buffer_dropped.load(Ordering::Relaxed)
+    }
+}
+
+/// The receiving end of [`A2aEventQueue::subscribe_channel`]; dropping it
+/// unsubscribes.
+#[derive(Debug)]
+pub struct EventReceiver {
+    receiver: std::sync::mpsc::Receiver<A2aEvent>,
+    queue: A2aEventQueue,
+    id: SubscriptionId,
+}
+
+impl EventReceiver {
+    /// The next event, waiting at most `timeout`; `None` on timeout or when
+    /// the queue closed.
+    #[must_use]
+    pub fn recv_timeout(&self, timeout: std::time::Duration) -> Option<A2aEvent> {
+        self.receiver.recv_timeout(timeout).ok()
+    }
+
+    /// The next event if one is waiting.
+    #[must_use]
+    pub fn try_recv(&self) -> Option<A2aEvent> {
+        self.receiver.try_recv().ok()
+    }
+
+    /// The subscription's id.
+    #[must_use]
+    pub fn id(&self) -> SubscriptionId {
+        self.id
+    }
+}
+
+impl Drop for EventReceiver {
+    fn drop(&mut self) {
+        self.queue.unsubscribe(self.id);
     }
 }
 
