@@ -60,7 +60,15 @@ fn world() -> World {
         .context_service(Arc::new(cleveragents::InMemoryContextService::new()))
         .diagnostics_service(Arc::new(diagnostics))
         .sync_service(Arc::new(sync))
-        .event_queue(cleveragents::a2a::A2aEventQueue::new());
+        .event_queue(cleveragents::a2a::A2aEventQueue::new())
+        .task_store(Arc::new(cleveragents::a2a::InMemoryTaskStore::new()))
+        .agent_executor(Arc::new(
+            cleveragents::a2a::EchoExecutor::requiring_approval(),
+        ))
+        .push_notifier(Arc::new(cleveragents::a2a::RecordingPushNotifier::new()))
+        .extended_agent_card(cleveragents::a2a::AgentCard::cleveragents(
+            "http://127.0.0.1:1/",
+        ));
     for kind in [
         RegistryKind::Actor,
         RegistryKind::Skill,
@@ -101,6 +109,22 @@ fn world() -> World {
         plan_id,
         decision_id,
     }
+}
+
+fn user_message(text: &str) -> Value {
+    json!({"kind": "message", "messageId": cleveragents::PlanId::new().to_string(), "role": "user",
+           "parts": [{"kind": "text", "text": text}]})
+}
+
+/// A task waiting for input (the world's executor asks for approval first).
+fn open_task(w: &World) -> Value {
+    let task = ok(
+        &w.facade,
+        "message/send",
+        json!({"message": user_message("start")}),
+    );
+    assert_eq!(task["status"]["state"], "input-required");
+    task["id"].clone()
 }
 
 /// Valid params for each method against `w` (a fresh plan where the method
@@ -150,6 +174,23 @@ fn sample_params(w: &World, method: Method) -> Value {
         Method::NamespaceList => json!({}),
         Method::NamespaceShow | Method::NamespaceMembers => json!({"namespace": "team"}),
         Method::EventSubscribe => json!({"event_types": ["TaskStatusUpdateEvent"]}),
+        Method::MessageSend | Method::MessageStream => json!({"message": user_message("hello")}),
+        Method::TasksGet | Method::TasksCancel | Method::TasksResubscribe => {
+            json!({"id": open_task(w)})
+        }
+        Method::TasksList | Method::ExtendedCard => json!({}),
+        Method::PushConfigSet => {
+            json!({"taskId": open_task(w), "pushNotificationConfig": {"url": "https://example.com/hook"}})
+        }
+        Method::PushConfigGet | Method::PushConfigList | Method::PushConfigDelete => {
+            let task = open_task(w);
+            ok(
+                &w.facade,
+                "tasks/pushNotificationConfig/set",
+                json!({"taskId": task, "pushNotificationConfig": {"id": "cfg1", "url": "https://example.com/hook"}}),
+            );
+            json!({"id": task, "pushNotificationConfigId": "cfg1"})
+        }
         other => panic!("no sample params for {other}: add the new method to this test"),
     }
 }
@@ -160,7 +201,11 @@ fn every_method_is_routed_and_succeeds() {
         let w = world();
         let params = sample_params(&w, *method);
         let result = ok(&w.facade, method.name(), params);
-        assert!(result.is_object(), "{method} answers an object: {result}");
+        match method {
+            Method::PushConfigList => assert!(result.is_array(), "{method}: {result}"),
+            Method::PushConfigDelete => assert!(result.is_null(), "{method}: {result}"),
+            _ => assert!(result.is_object(), "{method} answers an object: {result}"),
+        }
     }
 }
 
@@ -424,6 +469,17 @@ fn missing_services_never_crash() {
             Method::RegistryActionList => assert_eq!(reply["result"], json!({"actions": []})),
             Method::RegistryProjectList => assert_eq!(reply["result"], json!({"projects": []})),
             Method::NamespaceList => assert_eq!(reply["result"], json!({"namespaces": []})),
+            Method::TasksList => assert_eq!(
+                reply["result"],
+                json!({"tasks": [], "nextPageToken": "", "pageSize": 50, "totalSize": 0})
+            ),
+            Method::ExtendedCard => assert_eq!(reply["error"]["code"], -32007, "{reply}"),
+            Method::PushConfigSet
+            | Method::PushConfigGet
+            | Method::PushConfigList
+            | Method::PushConfigDelete => {
+                assert_eq!(reply["error"]["code"], -32003, "{method}: {reply}");
+            }
             Method::HealthCheck => {
                 assert_eq!(reply["result"]["status"], "degraded");
                 let services = reply["result"]["services"].as_object().unwrap();

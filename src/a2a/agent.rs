@@ -30,6 +30,17 @@ pub struct TaskQuery {
     pub status_timestamp_after: Option<String>,
 }
 
+impl TaskQuery {
+    /// A query for the first `page_size` tasks, unfiltered.
+    #[must_use]
+    pub fn new(page_size: usize) -> Self {
+        Self {
+            page_size,
+            ..Self::default()
+        }
+    }
+}
+
 /// One page of tasks, newest first.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]

@@ -15,6 +15,14 @@ pub const AGENT_JSON_PATH: &str = "/.well-known/agent.json";
 /// The URI of the `_cleveragents/` extension.
 pub const EXTENSION_URI: &str = "urn:cleveragents:extensions:v1";
 
+/// `value` with `key` set (a no-op unless `value` is an object).
+fn with(mut value: Value, key: &str, field: Value) -> Value {
+    if let Some(map) = value.as_object_mut() {
+        map.insert(key.to_owned(), field);
+    }
+    value
+}
+
 /// One thing the agent is good at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -286,11 +294,12 @@ impl AgentCard {
             self.skills
                 .iter()
                 .map(|s| {
-                    let mut v = json!({"id": s.id, "name": s.name, "description": s.description, "tags": s.tags});
-                    if !s.examples.is_empty() {
-                        v["examples"] = json!(s.examples);
+                    let v = json!({"id": s.id, "name": s.name, "description": s.description, "tags": s.tags});
+                    if s.examples.is_empty() {
+                        v
+                    } else {
+                        with(v, "examples", json!(s.examples))
                     }
-                    v
                 })
                 .collect(),
         )
@@ -305,6 +314,21 @@ impl AgentCard {
         )
     }
 
+    /// Adds the optional fields both versions spell alike.
+    fn common_optional(&self, mut card: Value) -> Value {
+        if let Some((organization, url)) = &self.provider {
+            card = with(
+                card,
+                "provider",
+                json!({"organization": organization, "url": url}),
+            );
+        }
+        if let Some(url) = &self.documentation_url {
+            card = with(card, "documentationUrl", json!(url));
+        }
+        card
+    }
+
     fn to_v03(&self) -> Value {
         let schemes: Map<String, Value> = self
             .security_schemes
@@ -315,11 +339,11 @@ impl AgentCard {
                         scheme,
                         bearer_format,
                     } => {
-                        let mut v = json!({"type": "http", "scheme": scheme});
-                        if let Some(f) = bearer_format {
-                            v["bearerFormat"] = json!(f);
+                        let v = json!({"type": "http", "scheme": scheme});
+                        match bearer_format {
+                            Some(f) => with(v, "bearerFormat", json!(f)),
+                            None => v,
                         }
-                        v
                     }
                     SecurityScheme::ApiKey { name, location } => {
                         json!({"type": "apiKey", "name": name, "in": location})
@@ -331,7 +355,7 @@ impl AgentCard {
                 (name.clone(), v)
             })
             .collect();
-        let mut card = json!({
+        let card = json!({
             "name": self.name,
             "description": self.description,
             "url": self.url,
@@ -350,13 +374,7 @@ impl AgentCard {
             "security": self.security,
             "supportsAuthenticatedExtendedCard": self.extended_card,
         });
-        if let Some((organization, url)) = &self.provider {
-            card["provider"] = json!({"organization": organization, "url": url});
-        }
-        if let Some(url) = &self.documentation_url {
-            card["documentationUrl"] = json!(url);
-        }
-        card
+        self.common_optional(card)
     }
 
     fn to_v10(&self) -> Value {
@@ -369,10 +387,11 @@ impl AgentCard {
                         scheme,
                         bearer_format,
                     } => {
-                        let mut inner = json!({"scheme": scheme});
-                        if let Some(f) = bearer_format {
-                            inner["bearerFormat"] = json!(f);
-                        }
+                        let inner = json!({"scheme": scheme});
+                        let inner = match bearer_format {
+                            Some(f) => with(inner, "bearerFormat", json!(f)),
+                            None => inner,
+                        };
                         json!({"httpAuthSecurityScheme": inner})
                     }
                     SecurityScheme::ApiKey { name, location } => {
@@ -396,7 +415,7 @@ impl AgentCard {
                 json!({"schemes": schemes})
             })
             .collect();
-        let mut card = json!({
+        let card = json!({
             "name": self.name,
             "description": self.description,
             "supportedInterfaces": [
@@ -416,12 +435,6 @@ impl AgentCard {
             "defaultOutputModes": self.default_output_modes,
             "skills": self.skills_json(),
         });
-        if let Some((organization, url)) = &self.provider {
-            card["provider"] = json!({"organization": organization, "url": url});
-        }
-        if let Some(url) = &self.documentation_url {
-            card["documentationUrl"] = json!(url);
-        }
-        card
+        self.common_optional(card)
     }
 }

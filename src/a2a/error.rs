@@ -375,6 +375,17 @@ pub enum A2aError {
     /// A service failed.
     #[error(transparent)]
     Service(#[from] ServiceError),
+    /// A protocol-level refusal of the given kind (task not cancelable, push
+    /// notifications not supported, extended card not configured, …).
+    #[error("{reason}")]
+    Protocol {
+        /// What kind of refusal.
+        kind: ErrorKind,
+        /// Why.
+        reason: String,
+        /// What is at fault (e.g. `{"id": "…"}`).
+        data: serde_json::Map<String, Value>,
+    },
 }
 
 impl A2aError {
@@ -395,6 +406,23 @@ impl A2aError {
         }
     }
 
+    /// A protocol-level refusal naming `key: value` as what is at fault.
+    #[must_use]
+    pub fn protocol(
+        kind: ErrorKind,
+        reason: impl Into<String>,
+        key: &str,
+        value: impl Into<Value>,
+    ) -> Self {
+        let mut data = serde_json::Map::new();
+        data.insert(key.to_owned(), value.into());
+        Self::Protocol {
+            kind,
+            reason: reason.into(),
+            data,
+        }
+    }
+
     /// How this error is classified.
     #[must_use]
     pub fn kind(&self) -> ErrorKind {
@@ -405,6 +433,7 @@ impl A2aError {
             Self::Parse { .. } => ErrorKind::Parse,
             Self::InvalidRequest { .. } => ErrorKind::InvalidRequest,
             Self::InvalidParams { .. } => ErrorKind::InvalidParams,
+            Self::Protocol { kind, .. } => *kind,
             Self::Service(e) => match e {
                 ServiceError::NotFound { .. } => ErrorKind::NotFound,
                 ServiceError::AlreadyExists { .. } => ErrorKind::AlreadyExists,
@@ -451,6 +480,11 @@ impl A2aError {
                 None => (default_message.to_owned(), json!({"reason": reason})),
             },
             Self::Service(e) => service_detail(e, default_message),
+            Self::Protocol { reason, data, .. } => {
+                let mut data = data.clone();
+                data.insert("reason".into(), Value::String(reason.clone()));
+                (default_message.to_owned(), Value::Object(data))
+            }
         };
         A2aErrorDetail::new(code, message).with_data(data)
     }

@@ -5,11 +5,18 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::error::{A2aError, A2aNotAvailableError, A2aOperationNotFoundError};
+use super::agent::{AgentExecutor, PushNotifier, TaskStore};
+use super::card::AgentCard;
+use super::error::{
+    A2aError, A2aNotAvailableError, A2aOperationNotFoundError, A2aVersionMismatchError, ErrorFamily,
+};
 use super::events::{A2aEventQueue, EventFilter, TASK_STATUS_UPDATE};
 use super::methods::Method;
 use super::models::{A2aEvent, A2aRequest, A2aResponse};
 use super::params::{self, Params};
+use super::standard::{Standard, StandardServices};
+use super::stream::{Dispatch, ResponseStream};
+use super::version::A2aVersion;
 use super::wire::{self, HandlerResult, WireLimits};
 use crate::clock::{Clock, SystemClock};
 use crate::context::{ContextScope, ContextService};
@@ -29,6 +36,7 @@ struct Services {
     diagnostics: Option<Arc<dyn Diagnostics>>,
     sync: Option<Arc<dyn SyncService>>,
     events: Option<A2aEventQueue>,
+    standard: StandardServices,
 }
 
 fn registry_slot(kind: RegistryKind) -> usize {
@@ -93,6 +101,36 @@ impl A2aLocalFacadeBuilder {
     /// Wires the event queue (plan transitions are published to it).
     pub fn event_queue(mut self, queue: A2aEventQueue) -> Self {
         self.services.events = Some(queue);
+        self
+    }
+
+    /// Wires the task store of the standard A2A operations.
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.services.standard.tasks = Some(store);
+        self
+    }
+
+    /// Wires the agent that handles `message/send` and `message/stream`.
+    pub fn agent_executor(mut self, executor: Arc<dyn AgentExecutor>) -> Self {
+        self.services.standard.executor = Some(executor);
+        self
+    }
+
+    /// Wires push-notification delivery (enables the push config methods).
+    pub fn push_notifier(mut self, notifier: Arc<dyn PushNotifier>) -> Self {
+        self.services.standard.push = Some(notifier);
+        self
+    }
+
+    /// Sets the public agent card.
+    pub fn agent_card(mut self, card: AgentCard) -> Self {
+        self.services.standard.card = Some(card);
+        self
+    }
+
+    /// Sets the authenticated extended agent card.
+    pub fn extended_agent_card(mut self, card: AgentCard) -> Self {
+        self.services.standard.extended_card = Some(card);
         self
     }
 
@@ -182,6 +220,9 @@ impl A2aLocalFacade {
             .diagnostics_service(Arc::new(crate::DiagnosticsRegistry::new()))
             .sync_service(Arc::new(crate::InMemorySync::new()))
             .event_queue(A2aEventQueue::new())
+            .task_store(Arc::new(super::agent::InMemoryTaskStore::new()))
+            .agent_executor(Arc::new(super::agent::EchoExecutor::new()))
+            .push_notifier(Arc::new(super::agent::RecordingPushNotifier::new()))
             .clock(clock);
         for kind in RegistryKind::ALL {
             builder = builder.registry(*kind, Arc::new(crate::InMemoryRegistry::new(*kind)));
@@ -195,6 +236,12 @@ impl A2aLocalFacade {
         self.inner.services.events.as_ref()
     }
 
+    /// The public agent card, if one is set.
+    #[must_use]
+    pub fn agent_card(&self) -> Option<&AgentCard> {
+        self.inner.services.standard.card.as_ref()
+    }
+
     /// The wire limits in force.
     #[must_use]
     pub fn limits(&self) -> &WireLimits {
@@ -205,17 +252,24 @@ impl A2aLocalFacade {
     /// no notifications).
     #[must_use]
     pub fn dispatch(&self, request: &A2aRequest) -> A2aResponse {
+        self.dispatch_versioned(request, A2aVersion::V0_3)
+    }
+
+    /// Handles an in-process request in the given A2A version's shapes.
+    #[must_use]
+    pub fn dispatch_versioned(&self, request: &A2aRequest, version: A2aVersion) -> A2aResponse {
         let mut buf = Vec::new();
         match self.handle(
             request.method(),
             Params::Value(request.params_value()),
             &mut buf,
+            Ok(version),
         ) {
             Ok(()) => match serde_json::from_slice::<Value>(&buf) {
                 Ok(value) => A2aResponse::success(request.id().clone(), value),
                 Err(e) => A2aResponse::failure(
                     request.id().clone(),
-                    internal(&e).to_detail(super::error::ErrorFamily::Vendor),
+                    internal(&e).to_detail(ErrorFamily::Vendor),
                 ),
             },
             Err(detail) => A2aResponse::failure(request.id().clone(), detail),
@@ -229,18 +283,101 @@ impl A2aLocalFacade {
     /// malformed requests -32600, input over the [`WireLimits`] -32600.
     #[must_use]
     pub fn dispatch_json(&self, input: &[u8]) -> Option<Vec<u8>> {
-        wire::dispatch(input, &self.inner.limits, &|method, params, out| {
-            self.handle(method, Params::Raw(params), out)
+        match self.handle_json(input, None) {
+            Dispatch::Reply(reply) => Some(reply),
+            Dispatch::NoReply => None,
+            // Only handle_json callers can consume a stream; a single reply
+            // gets its first response.
+            Dispatch::Stream(stream) => stream
+                .collect_until_idle(std::time::Duration::ZERO)
+                .into_iter()
+                .next()
+                .map(|item| item.response),
+        }
+    }
+
+    /// Handles JSON-RPC 2.0 bytes sent with the `A2A-Version` header value
+    /// `a2a_version` (`None`: absent, meaning 0.3). A single request to a
+    /// streaming method (`message/stream`, `tasks/resubscribe`) answers a
+    /// [`ResponseStream`]; in a batch, streaming methods are refused.
+    /// An unsupported version answers -32009 (standard methods) or -32007.
+    #[must_use]
+    pub fn handle_json(&self, input: &[u8], a2a_version: Option<&str>) -> Dispatch {
+        let version = A2aVersion::negotiate(a2a_version);
+        if let Some(dispatch) = self.try_stream(input, &version) {
+            return dispatch;
+        }
+        match wire::dispatch(input, &self.inner.limits, &|method, params, out| {
+            self.handle(
+                method,
+                Params::Raw(params),
+                out,
+                version.as_ref().map(|v| *v),
+            )
+        }) {
+            Some(reply) => Dispatch::Reply(reply),
+            None => Dispatch::NoReply,
+        }
+    }
+
+    /// A single request to a streaming method becomes a stream.
+    fn try_stream(
+        &self,
+        input: &[u8],
+        version: &Result<A2aVersion, A2aVersionMismatchError>,
+    ) -> Option<Dispatch> {
+        let text = wire::checked_text(input, &self.inner.limits).ok()?;
+        if !text.trim_start().starts_with('{') {
+            return None;
+        }
+        let request = wire::parse_request(text).ok()?;
+        let method = Method::resolve(&request.method)
+            .map(|r| r.method)
+            .filter(|m| m.is_streaming())?;
+        let family = method.family();
+        let reply_id = request.id.unwrap_or("null");
+        let version = match version {
+            Ok(v) => *v,
+            Err(e) => {
+                let error = A2aError::from(e.clone());
+                return Some(request.id.map_or(Dispatch::NoReply, |_| {
+                    Dispatch::Reply(wire::error_reply(reply_id, &error, family))
+                }));
+            }
+        };
+        let plan = self
+            .standard(version)
+            .stream(method, &Params::Raw(request.params));
+        Some(match (request.id, plan) {
+            (None, _) => Dispatch::NoReply,
+            (Some(id), Ok(plan)) => Dispatch::Stream(ResponseStream::new(id, version, plan)),
+            (Some(id), Err(error)) => Dispatch::Reply(wire::error_reply(id, &error, family)),
         })
     }
 
-    fn handle(&self, name: &str, params: Params<'_>, out: &mut Vec<u8>) -> HandlerResult {
+    fn standard(&self, version: A2aVersion) -> Standard<'_> {
+        Standard {
+            services: &self.inner.services.standard,
+            events: self.inner.services.events.as_ref(),
+            clock: &*self.inner.clock,
+            version,
+        }
+    }
+
+    fn handle(
+        &self,
+        name: &str,
+        params: Params<'_>,
+        out: &mut Vec<u8>,
+        version: Result<A2aVersion, &A2aVersionMismatchError>,
+    ) -> HandlerResult {
         let Some(resolved) = Method::resolve(name) else {
             let error = A2aError::from(A2aOperationNotFoundError::new(name));
-            return Err(error.to_detail(super::error::ErrorFamily::Vendor));
+            return Err(error.to_detail(ErrorFamily::Vendor));
         };
         let method = resolved.method;
-        self.call(method, params, &mut Out(out))
+        let version = version.map_err(|e| A2aError::from(e.clone()).to_detail(method.family()))?;
+        self.call(method, params, &mut Out(out), version)
             .map_err(|e| e.to_detail(method.family()))
     }
 
@@ -332,8 +469,18 @@ impl A2aLocalFacade {
         clippy::too_many_lines,
         reason = "one flat routing table reads best as one match"
     )]
-    fn call(&self, method: Method, params: Params<'_>, out: &mut Out<'_>) -> Result<(), A2aError> {
+    fn call(
+        &self,
+        method: Method,
+        params: Params<'_>,
+        out: &mut Out<'_>,
+        version: A2aVersion,
+    ) -> Result<(), A2aError> {
         use Method as M;
+        if method.is_standard() {
+            let result = self.standard(version).call(method, &params)?;
+            return out.write(&result);
+        }
         match method {
             M::SessionCreate => {
                 let request: CreateSession = params.parse()?;
@@ -499,6 +646,12 @@ impl A2aLocalFacade {
                 let id = queue.subscribe_buffered(filter);
                 out.write(&json!({"subscription_id": id, "events": replay}))
             }
+            _ => Err(A2aError::protocol(
+                super::error::ErrorKind::NotAvailable,
+                format!("`{}` is not routed", method.name()),
+                "method",
+                method.name(),
+            )),
         }
     }
 

@@ -113,7 +113,51 @@ methods! {
     NamespaceMembers => "_cleveragents/namespace/members", "sync_service";
     /// `_cleveragents/event/subscribe`
     EventSubscribe => "_cleveragents/event/subscribe", "event_queue";
+    /// `message/send` (1.0: `SendMessage`)
+    MessageSend => "message/send", "agent_executor";
+    /// `message/stream` (1.0: `SendStreamingMessage`)
+    MessageStream => "message/stream", "agent_executor";
+    /// `tasks/get` (1.0: `GetTask`)
+    TasksGet => "tasks/get", "task_store";
+    /// `tasks/list` (1.0: `ListTasks`)
+    TasksList => "tasks/list", "task_store";
+    /// `tasks/cancel` (1.0: `CancelTask`)
+    TasksCancel => "tasks/cancel", "task_store";
+    /// `tasks/resubscribe` (1.0: `SubscribeToTask`; also `tasks/subscribe`)
+    TasksResubscribe => "tasks/resubscribe", "event_queue";
+    /// `tasks/pushNotificationConfig/set` (1.0: `CreateTaskPushNotificationConfig`)
+    PushConfigSet => "tasks/pushNotificationConfig/set", "push_notifier";
+    /// `tasks/pushNotificationConfig/get` (1.0: `GetTaskPushNotificationConfig`)
+    PushConfigGet => "tasks/pushNotificationConfig/get", "push_notifier";
+    /// `tasks/pushNotificationConfig/list` (1.0: `ListTaskPushNotificationConfigs`)
+    PushConfigList => "tasks/pushNotificationConfig/list", "push_notifier";
+    /// `tasks/pushNotificationConfig/delete` (1.0: `DeleteTaskPushNotificationConfig`)
+    PushConfigDelete => "tasks/pushNotificationConfig/delete", "push_notifier";
+    /// `agent/getAuthenticatedExtendedCard` (1.0: `GetExtendedAgentCard`)
+    ExtendedCard => "agent/getAuthenticatedExtendedCard", "extended_agent_card";
 }
+
+/// Other spellings of the standard operations: the A2A 1.0 names and the
+/// specification's own short names. Not deprecated: every spelling is current.
+pub const STANDARD_ALIASES: &[(&str, Method)] = &[
+    ("SendMessage", Method::MessageSend),
+    ("SendStreamingMessage", Method::MessageStream),
+    ("GetTask", Method::TasksGet),
+    ("ListTasks", Method::TasksList),
+    ("CancelTask", Method::TasksCancel),
+    ("SubscribeToTask", Method::TasksResubscribe),
+    ("tasks/subscribe", Method::TasksResubscribe),
+    ("CreateTaskPushNotificationConfig", Method::PushConfigSet),
+    ("GetTaskPushNotificationConfig", Method::PushConfigGet),
+    ("ListTaskPushNotificationConfigs", Method::PushConfigList),
+    ("DeleteTaskPushNotificationConfig", Method::PushConfigDelete),
+    ("pushNotificationConfig/set", Method::PushConfigSet),
+    ("pushNotificationConfig/get", Method::PushConfigGet),
+    ("pushNotificationConfig/list", Method::PushConfigList),
+    ("pushNotificationConfig/delete", Method::PushConfigDelete),
+    ("GetExtendedAgentCard", Method::ExtendedCard),
+    ("getExtendedAgentCard", Method::ExtendedCard),
+];
 
 /// Deprecated proprietary names and their replacements (the specification's table;
 /// `session.create` and `session.close` are unchanged and so are canonical).
@@ -158,6 +202,12 @@ impl Method {
                 legacy: false,
             });
         }
+        if let Some(&(_, method)) = STANDARD_ALIASES.iter().find(|(alias, _)| *alias == name) {
+            return Some(Resolved {
+                method,
+                legacy: false,
+            });
+        }
         LEGACY_ALIASES
             .iter()
             .find(|(legacy, _)| *legacy == name)
@@ -167,10 +217,40 @@ impl Method {
             })
     }
 
+    /// Whether this is a standard A2A operation (answered with the A2A
+    /// standard's error codes).
+    #[must_use]
+    pub const fn is_standard(self) -> bool {
+        matches!(
+            self,
+            Self::MessageSend
+                | Self::MessageStream
+                | Self::TasksGet
+                | Self::TasksList
+                | Self::TasksCancel
+                | Self::TasksResubscribe
+                | Self::PushConfigSet
+                | Self::PushConfigGet
+                | Self::PushConfigList
+                | Self::PushConfigDelete
+                | Self::ExtendedCard
+        )
+    }
+
+    /// Whether the operation answers with a stream of responses.
+    #[must_use]
+    pub const fn is_streaming(self) -> bool {
+        matches!(self, Self::MessageStream | Self::TasksResubscribe)
+    }
+
     /// The error-code family of this method.
     #[must_use]
     pub const fn family(self) -> ErrorFamily {
-        ErrorFamily::Vendor
+        if self.is_standard() {
+            ErrorFamily::Standard
+        } else {
+            ErrorFamily::Vendor
+        }
     }
 }
 
@@ -189,7 +269,11 @@ mod tests {
         for method in Method::ALL {
             assert_eq!(Method::resolve(method.name()).unwrap().method, *method);
         }
-        assert_eq!(Method::ALL.len(), 2 + 13 + 6 + 4 + 2 + 6 + 1);
+        assert_eq!(Method::ALL.len(), 2 + 13 + 6 + 4 + 2 + 6 + 1 + 11);
+        for (alias, method) in STANDARD_ALIASES {
+            assert_eq!(Method::resolve(alias).unwrap().method, *method);
+            assert!(method.is_standard());
+        }
     }
 
     #[test]

@@ -11,7 +11,9 @@ mod methods;
 mod models;
 mod params;
 mod sse;
+mod standard;
 mod stdio;
+mod stream;
 mod task;
 pub mod v1;
 mod version;
@@ -34,13 +36,14 @@ pub use events::{
     TASK_ARTIFACT_UPDATE, TASK_STATUS_UPDATE,
 };
 pub use facade::{A2aLocalFacade, A2aLocalFacadeBuilder};
-pub use methods::{LEGACY_ALIASES, Method, Resolved};
+pub use methods::{LEGACY_ALIASES, Method, Resolved, STANDARD_ALIASES};
 pub use models::{
     A2aErrorDetail, A2aEvent, A2aRequest, A2aResponse, JSONRPC_VERSION, ModelError, RequestId,
     ResponsePayload,
 };
 pub use sse::{MAX_SSE_LINE, SseFrame, SseParser, sse_comment};
 pub use stdio::{ServeStats, event_notification, notification_method, serve_lines};
+pub use stream::{Dispatch, ResponseStream, StreamItem, StreamNext};
 pub use task::{
     Artifact, ArtifactUpdateKind, FileContent, Message, MessageKind, Part, PushAuthentication,
     PushNotificationConfig, Role, StatusUpdateKind, StreamEvent, Task, TaskArtifactUpdateEvent,

@@ -86,6 +86,27 @@ fn present_raw<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
 const NULL_ID: &str = "null";
 
 /// Processes one wire message (a single request or a batch).
+/// Checks size, encoding and depth; the text when acceptable, else the error reply.
+pub(crate) fn checked_text<'a>(input: &'a [u8], limits: &WireLimits) -> Result<&'a str, Vec<u8>> {
+    precheck(input, limits).map_err(|error| error_bytes(NULL_ID, &error))
+}
+
+/// The error reply for `error` to the request with raw id `id`.
+pub(crate) fn error_reply(id: &str, error: &A2aError, family: ErrorFamily) -> Vec<u8> {
+    detail_bytes(id, &error.to_detail(family))
+}
+
+/// A success reply carrying the raw JSON `result`.
+pub(crate) fn result_reply(id: &str, result: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(PREFIX.len() + id.len() + result.len() + 12);
+    out.extend_from_slice(PREFIX);
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result.as_bytes());
+    out.push(b'}');
+    out
+}
+
 pub(crate) fn dispatch(input: &[u8], limits: &WireLimits, handler: Handler<'_>) -> Option<Vec<u8>> {
     let text = match precheck(input, limits) {
         Ok(text) => text,
@@ -191,8 +212,18 @@ fn parse_error(e: &serde_json::Error) -> A2aError {
     }
 }
 
-/// One request object (already known to be syntactically valid inside a batch).
-fn dispatch_single(text: &str, handler: Handler<'_>) -> Option<Vec<u8>> {
+/// A request that passed the envelope checks.
+#[derive(Debug)]
+pub(crate) struct Request<'a> {
+    /// The raw id, `None` for a notification.
+    pub(crate) id: Option<&'a str>,
+    pub(crate) method: std::borrow::Cow<'a, str>,
+    pub(crate) params: Option<&'a RawValue>,
+}
+
+/// Parses one request object; `Err` holds the error reply to send (`None`
+/// when the request is a notification whose error must not be answered).
+pub(crate) fn parse_request(text: &str) -> Result<Request<'_>, Option<Vec<u8>>> {
     let envelope: Envelope<'_> = match serde_json::from_str(text) {
         Ok(envelope) => envelope,
         Err(e) if e.is_data() && serde_json::from_str::<IgnoredAny>(text).is_ok() => {
@@ -201,9 +232,12 @@ fn dispatch_single(text: &str, handler: Handler<'_>) -> Option<Vec<u8>> {
             } else {
                 "a request must be a JSON object".to_owned()
             };
-            return Some(error_bytes(NULL_ID, &A2aError::invalid_request(reason)));
+            return Err(Some(error_bytes(
+                NULL_ID,
+                &A2aError::invalid_request(reason),
+            )));
         }
-        Err(e) => return Some(error_bytes(NULL_ID, &parse_error(&e))),
+        Err(e) => return Err(Some(error_bytes(NULL_ID, &parse_error(&e)))),
     };
     let id = match envelope.id {
         None => None,
@@ -216,21 +250,26 @@ fn dispatch_single(text: &str, handler: Handler<'_>) -> Option<Vec<u8>> {
                 Some(raw.get())
             }
             Some(b'-' | b'0'..=b'9') => {
-                return Some(error_bytes(
+                return Err(Some(error_bytes(
                     NULL_ID,
                     &A2aError::invalid_request("`id` is a number out of the representable range"),
-                ));
+                )));
             }
             _ => {
-                return Some(error_bytes(
+                return Err(Some(error_bytes(
                     NULL_ID,
                     &A2aError::invalid_request("`id` must be a string, a number or null"),
-                ));
+                )));
             }
         },
     };
     let reply_id = id.unwrap_or(NULL_ID);
-    let invalid = |reason: &str| Some(error_bytes(reply_id, &A2aError::invalid_request(reason)));
+    let invalid = |reason: &str| {
+        Err(Some(error_bytes(
+            reply_id,
+            &A2aError::invalid_request(reason),
+        )))
+    };
 
     match envelope.jsonrpc {
         Some(raw) if raw.get() == "\"2.0\"" => {}
@@ -246,14 +285,10 @@ fn dispatch_single(text: &str, handler: Handler<'_>) -> Option<Vec<u8>> {
     let Some(method_raw) = envelope.method else {
         return invalid("`method` is missing");
     };
-    let owned;
-    let method: &str = match serde_json::from_str::<&str>(method_raw.get()) {
-        Ok(m) => m,
+    let method: std::borrow::Cow<'_, str> = match serde_json::from_str::<&str>(method_raw.get()) {
+        Ok(m) => m.into(),
         Err(_) => match serde_json::from_str::<String>(method_raw.get()) {
-            Ok(m) => {
-                owned = m;
-                &owned
-            }
+            Ok(m) => m.into(),
             Err(_) => return invalid("`method` must be a string"),
         },
     };
@@ -271,12 +306,21 @@ fn dispatch_single(text: &str, handler: Handler<'_>) -> Option<Vec<u8>> {
                         "positional (array) params are not supported; use named params (an object)"
                             .to_owned(),
                 };
-                return id.map(|id| error_bytes(id, &error));
+                return Err(id.map(|id| error_bytes(id, &error)));
             }
             _ => return invalid("`params` must be an object or an array"),
         },
     };
+    Ok(Request { id, method, params })
+}
 
+/// One request object (already known to be syntactically valid inside a batch).
+fn dispatch_single(text: &str, handler: Handler<'_>) -> Option<Vec<u8>> {
+    let Request { id, method, params } = match parse_request(text) {
+        Ok(request) => request,
+        Err(reply) => return reply,
+    };
+    let method = method.as_ref();
     let mut out = Vec::with_capacity(256);
     out.extend_from_slice(PREFIX);
     out.extend_from_slice(id.unwrap_or(NULL_ID).as_bytes());
