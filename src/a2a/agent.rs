@@ -2,7 +2,7 @@
 //! what the host's agent does with a message, and how push notifications
 //! are delivered. Each ships an in-memory implementation.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 use std::sync::Arc;
 
@@ -100,12 +100,17 @@ pub trait TaskStore: Send + Sync + Debug + 'static {
 
 #[derive(Debug, Default)]
 struct Stored {
-    // Task ids are ULIDs, so key order is creation order.
-    tasks: BTreeMap<String, Task>,
-    push: BTreeMap<String, Vec<PushNotificationConfig>>,
+    /// Creation order: sequence number → task id.
+    order: BTreeMap<u64, String>,
+    /// Task id → (sequence number, task).
+    tasks: HashMap<String, (u64, Task)>,
+    next: u64,
+    push: HashMap<String, Vec<PushNotificationConfig>>,
 }
 
 /// The in-memory [`TaskStore`]: a cheap `Clone` handle; clones share state.
+/// Lists newest first by creation; a page token is the id of the last task
+/// of the previous page.
 #[derive(Debug, Clone, Default)]
 pub struct InMemoryTaskStore {
     inner: Arc<RwLock<Stored>>,
@@ -121,27 +126,38 @@ impl InMemoryTaskStore {
 
 impl TaskStore for InMemoryTaskStore {
     fn get(&self, id: &str) -> ServiceResult<Option<Task>> {
-        Ok(self.inner.read().tasks.get(id).cloned())
+        Ok(self.inner.read().tasks.get(id).map(|(_, t)| t.clone()))
     }
 
     fn save(&self, task: &Task) -> ServiceResult<()> {
-        self.inner
-            .write()
-            .tasks
-            .insert(task.id.clone(), task.clone());
+        let mut stored = self.inner.write();
+        let stored = &mut *stored;
+        match stored.tasks.get_mut(&task.id) {
+            Some((_, existing)) => *existing = task.clone(),
+            None => {
+                let seq = stored.next;
+                stored.next += 1;
+                stored.order.insert(seq, task.id.clone());
+                stored.tasks.insert(task.id.clone(), (seq, task.clone()));
+            }
+        }
         Ok(())
     }
 
     fn list(&self, query: &TaskQuery) -> ServiceResult<TaskPage> {
         let stored = self.inner.read();
-        if let Some(token) = &query.page_token {
-            if !stored.tasks.contains_key(token) {
-                return Err(ServiceError::invalid(
-                    "pageToken",
-                    format!("`{token}` is not a page token of this list"),
-                ));
-            }
-        }
+        let before = match &query.page_token {
+            Some(token) => match stored.tasks.get(token) {
+                Some((seq, _)) => *seq,
+                None => {
+                    return Err(ServiceError::invalid(
+                        "pageToken",
+                        format!("`{token}` is not a page token of this list"),
+                    ));
+                }
+            },
+            None => u64::MAX,
+        };
         let matches = |t: &&Task| {
             query.context_id.as_ref().is_none_or(|c| *c == t.context_id)
                 && query.state.is_none_or(|s| s == t.status.state)
@@ -152,18 +168,17 @@ impl TaskStore for InMemoryTaskStore {
                         .is_some_and(|ts| timestamp_at_or_after(ts, after))
                 })
         };
-        let total_size = stored.tasks.values().filter(matches).count();
+        let in_order = || {
+            stored
+                .order
+                .values()
+                .rev()
+                .filter_map(|id| stored.tasks.get(id))
+        };
+        let total_size = in_order().map(|(_, t)| t).filter(matches).count();
         let size = query.page_size.clamp(1, 100);
-        let mut page: Vec<Task> = stored
-            .tasks
-            .iter()
-            .rev()
-            .filter(|(id, _)| {
-                query
-                    .page_token
-                    .as_ref()
-                    .is_none_or(|token| id.as_str() < token.as_str())
-            })
+        let mut page: Vec<Task> = in_order()
+            .filter(|(seq, _)| *seq < before)
             .map(|(_, t)| t)
             .filter(matches)
             .take(size + 1)
@@ -183,12 +198,13 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     fn latest_in_context(&self, context_id: &str) -> ServiceResult<Option<Task>> {
-        Ok(self
-            .inner
-            .read()
-            .tasks
+        let stored = self.inner.read();
+        Ok(stored
+            .order
             .values()
             .rev()
+            .filter_map(|id| stored.tasks.get(id))
+            .map(|(_, t)| t)
             .find(|t| t.context_id == context_id)
             .cloned())
     }

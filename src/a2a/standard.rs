@@ -209,8 +209,9 @@ impl Standard<'_> {
             }
             Method::TasksGet => {
                 let p: TaskIdParams = params.parse()?;
+                let history = history_limit(p.history_length)?;
                 let task = self.load(method, &p.id)?;
-                Ok(self.task_json(&task.with_history_limit(history_limit(p.history_length)?)))
+                Ok(self.task_json(&task.with_history_limit(history)))
             }
             Method::TasksList => self.list(params),
             Method::TasksCancel => self.cancel(method, params),

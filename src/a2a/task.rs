@@ -487,11 +487,13 @@ impl StreamEvent {
         }
     }
 
-    /// Whether the stream ends after this event.
+    /// Whether the stream ends after this event. A task snapshot never ends
+    /// it (a resubscription starts with one, whatever the task's state);
+    /// a final status update or a direct message does.
     #[must_use]
     pub fn is_final(&self) -> bool {
         match self {
-            Self::Task(t) => t.status.state.is_terminal() || t.status.state.is_interrupted(),
+            Self::Task(_) => false,
             Self::Message(_) => true,
             Self::StatusUpdate(e) => e.is_final,
             Self::ArtifactUpdate(_) => false,
