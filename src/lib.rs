@@ -16,6 +16,7 @@ mod clock;
 pub mod config;
 mod context;
 mod diagnostics;
+mod event_bus;
 mod glob;
 mod guard;
 mod guardrails;
@@ -44,6 +45,9 @@ pub use context::{
     ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView,
 };
 pub use diagnostics::{CheckStatus, DiagnosticCheck, Diagnostics, DiagnosticsRegistry};
+pub use event_bus::{
+    BusSubscription, DomainEvent, DomainEventType, DomainHandler, EventBus, InMemoryEventBus,
+};
 pub use glob::glob_match;
 pub use guard::{
     AutomationGuard, GuardContext, GuardKind, GuardResult, GuardScope, Objection, Verdict,

@@ -1,4 +1,11 @@
 //! The standard A2A operations in both versions, through `handle_json`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests and benches fail by panicking"
+)]
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! services. This is the only part of the crate that knows JSON-RPC.
 
 mod agent;
+mod bridge;
 mod card;
 mod error;
 mod events;
@@ -23,6 +24,7 @@ pub use agent::{
     AgentExecutor, EchoExecutor, InMemoryTaskStore, PushNotifier, RecordingPushNotifier, TaskPage,
     TaskQuery, TaskStore, TaskUpdates, TransitionError,
 };
+pub use bridge::{EventBusBridge, a2a_event_type};
 pub use card::{
     AGENT_CARD_PATH, AGENT_JSON_PATH, AgentCard, AgentCardBuilder, AgentExtension, AgentSkill,
     EXTENSION_URI, SecurityScheme,
