@@ -209,6 +209,13 @@ impl A2aLocalFacade {
     /// As [`in_memory`](Self::in_memory), with every service stamping time from `clock`.
     #[must_use]
     pub fn in_memory_with_clock(clock: Arc<dyn Clock>) -> Self {
+        Self::in_memory_builder(clock).build()
+    }
+
+    /// A builder already holding a fresh in-memory implementation of every
+    /// service (the echo executor answers messages), for hosts that replace
+    /// or add a few: an agent card, their own executor.
+    pub fn in_memory_builder(clock: Arc<dyn Clock>) -> A2aLocalFacadeBuilder {
         let mut builder = Self::builder()
             .session_service(Arc::new(crate::InMemorySessionService::with_clock(
                 Arc::clone(&clock),
@@ -227,7 +234,7 @@ impl A2aLocalFacade {
         for kind in RegistryKind::ALL {
             builder = builder.registry(*kind, Arc::new(crate::InMemoryRegistry::new(*kind)));
         }
-        builder.build()
+        builder
     }
 
     /// The wired event queue, if any.

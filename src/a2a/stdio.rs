@@ -12,6 +12,11 @@ use serde_json::{Map, Value};
 
 use super::events::{TASK_ARTIFACT_UPDATE, TASK_STATUS_UPDATE};
 use super::facade::A2aLocalFacade;
+use super::stream::Dispatch;
+
+/// How long a streamed answer may stay silent before the line transport
+/// moves on to the next request (stdio serves one request at a time).
+const STREAM_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
 use super::models::A2aEvent;
 
 /// What a [`serve_lines`] run did.
@@ -126,6 +131,7 @@ pub fn serve_lines(
     let mut stats = ServeStats::default();
     let mut buf = Vec::new();
     loop {
+        let mut stream = None;
         let reply = match read_line(reader, max, &mut buf)? {
             Line::Eof => return Ok(stats),
             Line::TooLong(len) => {
@@ -143,9 +149,24 @@ pub fn serve_lines(
                     continue;
                 }
                 stats.messages += 1;
-                facade.dispatch_json(trimmed)
+                match facade.handle_json(trimmed, None) {
+                    Dispatch::NoReply => None,
+                    Dispatch::Reply(reply) => Some(reply),
+                    Dispatch::Stream(s) => {
+                        stream = Some(s);
+                        None
+                    }
+                }
             }
         };
+        // A streamed answer is one line per response, all with the request's id.
+        if let Some(stream) = stream {
+            for item in stream.collect_until_idle(STREAM_IDLE) {
+                writer.write_all(&item.response)?;
+                writer.write_all(b"\n")?;
+                stats.replies += 1;
+            }
+        }
         if let Some(reply) = reply {
             writer.write_all(&reply)?;
             writer.write_all(b"\n")?;
