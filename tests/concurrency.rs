@@ -217,3 +217,51 @@ fn live_subscribers_see_every_event_exactly_once() {
         assert!(mine.windows(2).all(|w| w[0] < w[1]));
     }
 }
+
+#[test]
+fn pull_subscribers_on_many_threads_lose_nothing_and_history_stays_bounded() {
+    use std::time::Duration;
+    let queue = A2aEventQueue::with_capacity(500);
+    let clock = ManualClock::default();
+    let receivers: Vec<_> = (0..3)
+        .map(|_| queue.subscribe_channel(EventFilter::default(), 100_000))
+        .collect();
+    let per_thread = 2_000;
+    thread::scope(|s| {
+        let readers: Vec<_> = receivers
+            .into_iter()
+            .map(|rx| {
+                s.spawn(move || {
+                    let mut seen = Vec::new();
+                    while seen.len() < THREADS * per_thread {
+                        match rx.recv_timeout(Duration::from_secs(10)) {
+                            Some(event) => seen.push(event.event_id),
+                            None => break,
+                        }
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for t in 0..THREADS {
+            let queue = &queue;
+            let clock = &clock;
+            s.spawn(move || {
+                for i in 0..per_thread {
+                    queue
+                        .publish(A2aEvent::new("E", None, json!({"t": t, "i": i}), clock).unwrap())
+                        .unwrap();
+                }
+            });
+        }
+        for reader in readers {
+            let mut seen = reader.join().unwrap();
+            assert_eq!(seen.len(), THREADS * per_thread, "nothing lost");
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), THREADS * per_thread, "nothing duplicated");
+        }
+    });
+    assert_eq!(queue.get_events(usize::MAX).len(), 500, "history bounded");
+    assert_eq!(queue.buffer_dropped(), 0);
+}

@@ -179,3 +179,64 @@ fn metadata_corpus_seeds_are_current() {
         .unwrap();
     }
 }
+
+#[test]
+fn sse_parser_corpus() {
+    use cleveragents::a2a::SseParser;
+    for (name, bytes) in corpus("sse_parser") {
+        let mut parser = SseParser::new();
+        for frame in parser.push(&bytes) {
+            if frame.data.contains('\r') {
+                continue;
+            }
+            let reparsed = SseParser::new().push(frame.encode().as_bytes());
+            assert_eq!(reparsed.len(), 1, "{name}");
+            assert_eq!(reparsed[0].data, frame.data, "{name}");
+        }
+    }
+}
+
+#[test]
+fn a2a_models_corpus() {
+    use cleveragents::a2a::{Message, StreamEvent, Task, v1};
+    let mut read = 0;
+    for (name, bytes) in corpus("a2a_models") {
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
+        if let Ok(task) = serde_json::from_value::<Task>(value.clone()) {
+            read += 1;
+            assert_eq!(
+                v1::task_from_v1(&v1::task_to_v1(&task)).unwrap(),
+                task,
+                "{name}"
+            );
+        }
+        if let Ok(message) = serde_json::from_value::<Message>(value.clone()) {
+            read += 1;
+            assert_eq!(
+                v1::message_from_v1(&v1::message_to_v1(&message)).unwrap(),
+                message,
+                "{name}"
+            );
+        }
+        if let Ok(event) = serde_json::from_value::<StreamEvent>(value.clone()) {
+            read += 1;
+            let back = v1::stream_event_from_v1(&v1::stream_event_to_v1(&event)).unwrap();
+            assert_eq!(back.kind(), event.kind(), "{name}");
+        }
+        let v1_task = v1::task_from_v1(&value);
+        if let Ok(task) = v1_task {
+            read += 1;
+            assert_eq!(
+                v1::task_from_v1(&v1::task_to_v1(&task)).unwrap(),
+                task,
+                "{name}"
+            );
+        }
+        let _ = v1::message_from_v1(&value);
+        let _ = v1::stream_event_from_v1(&value);
+        let _ = v1::push_config_from_v1(&value);
+    }
+    assert!(read >= 5, "the corpus holds readable documents too");
+}
