@@ -1,5 +1,5 @@
 //! A2A 1.0 (protojson) forms of the task model, converted losslessly to and
-//! from the 0.3-shaped types ([`Task`](super::Task), [`Message`](super::Message), …) where both versions can
+//! from the 0.3-shaped types ([`Task`], [`Message`], …) where both versions can
 //! say the same thing.
 //!
 //! Differences and how they are bridged:
