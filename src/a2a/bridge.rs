@@ -108,3 +108,62 @@ impl Drop for EventBusBridge {
         self.stop();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event_bus::{DomainEvent, InMemoryEventBus};
+    use crate::{ManualClock, PlanId};
+
+    #[test]
+    fn every_domain_event_maps_as_specified() {
+        let bus = InMemoryEventBus::new();
+        let queue = A2aEventQueue::new();
+        let bridge = EventBusBridge::new(
+            Arc::new(bus.clone()),
+            queue.clone(),
+            Arc::new(ManualClock::default()),
+        );
+        bridge.start();
+        let plan = PlanId::new();
+        for event in DomainEventType::ALL {
+            bus.publish(&DomainEvent::new(
+                *event,
+                Some(plan),
+                serde_json::Map::new(),
+            ));
+        }
+        let got: Vec<(String, String)> = queue
+            .get_events(100)
+            .into_iter()
+            .map(|e| {
+                (
+                    e.event_type,
+                    e.data["domain_event"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let expected: Vec<(String, String)> = DomainEventType::ALL
+            .iter()
+            .map(|e| {
+                let kind = if *e == DomainEventType::CheckpointRestored {
+                    TASK_ARTIFACT_UPDATE
+                } else {
+                    TASK_STATUS_UPDATE
+                };
+                (kind.to_owned(), e.as_str().to_owned())
+            })
+            .collect();
+        assert_eq!(got, expected);
+        assert_eq!(queue.get_events(1)[0].data["taskId"], plan.to_string());
+        bridge.stop();
+        bridge.stop();
+        assert!(!bridge.is_running());
+        bus.publish(&DomainEvent::new(
+            DomainEventType::PlanErrored,
+            None,
+            serde_json::Map::new(),
+        ));
+        assert_eq!(queue.get_events(100).len(), DomainEventType::ALL.len());
+    }
+}
