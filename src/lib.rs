@@ -37,8 +37,10 @@ pub use a2a::{
     ModelError, RequestId,
 };
 pub use budget::{
-    BillingConfig, BudgetExceeded, BudgetLevel, BudgetSnapshot, CostBudgetService,
-    DEFAULT_WARN_AT_PERCENT, PlanBudget, Reservation, ResolvedBilling, resolve_billing,
+    BillingConfig, BudgetExceeded, BudgetLevel, BudgetSnapshot, CostBudgetService, CostLedger,
+    CostRecord, DEFAULT_LEDGER_CAPACITY, DEFAULT_WARN_AT_PERCENT, InMemoryCostLedger, ModelCost,
+    ModelPrice, PlanBudget, PricingError, PricingTable, Reservation, ResolvedBilling, TokenUsage,
+    resolve_billing,
 };
 pub use clock::{Clock, ManualClock, SystemClock, from_unix_nanos, iso8601};
 pub use context::{

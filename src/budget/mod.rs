@@ -2,6 +2,8 @@
 //! and the budget hierarchy (plan, session, organisation).
 
 mod hierarchy;
+mod ledger;
+mod pricing;
 
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +14,8 @@ pub(crate) use hierarchy::{BudgetCell, take_all};
 pub use hierarchy::{
     BudgetExceeded, BudgetLevel, BudgetSnapshot, CostBudgetService, PlanBudget, Reservation,
 };
+pub use ledger::{CostLedger, CostRecord, DEFAULT_LEDGER_CAPACITY, InMemoryCostLedger, ModelCost};
+pub use pricing::{ModelPrice, PricingError, PricingTable, TokenUsage};
 
 /// The default warning threshold, in percent of a budget.
 pub const DEFAULT_WARN_AT_PERCENT: u8 = 80;
