@@ -339,6 +339,32 @@ impl AutonomyGuardrailService {
         }
     }
 
+    /// Appends a decision made elsewhere (an engine's threshold gate, a
+    /// safety-profile refusal) to the plan's trail, so every decision is audited.
+    ///
+    /// # Errors
+    /// Only [`GuardrailError::AuditSink`] in strict mode.
+    pub fn record_decision(
+        &self,
+        plan_id: PlanId,
+        event_type: super::GuardrailEventType,
+        guard_name: &'static str,
+        reason: Option<String>,
+        context: AuditContext,
+    ) -> Result<GuardrailDecision, GuardrailError> {
+        self.decide(plan_id, |_, _| {
+            (
+                Record {
+                    event_type,
+                    guard_name,
+                    reason,
+                    context,
+                },
+                Undo::Nothing,
+            )
+        })
+    }
+
     /// Sets a plan's guardrails (limits and runtime counters as given). The
     /// start time is set to now unless given. The audit trail is kept.
     ///

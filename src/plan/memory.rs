@@ -36,6 +36,8 @@ struct PlanRecord {
     artifacts: Vec<Artifact>,
     changes: BTreeMap<String, FileChange>,
     checkpoints: Vec<Checkpoint>,
+    /// The state a paused or waiting plan returns to.
+    held_from: Option<PlanState>,
 }
 
 impl PlanRecord {
@@ -102,6 +104,7 @@ impl PlanRecord {
         self.status.phase = phase;
         self.status.state = state;
         self.status.pause_reason = None;
+        self.held_from = None;
     }
 
     fn summary(&self) -> PlanSummary {
@@ -228,6 +231,64 @@ impl InMemoryPlanLifecycle {
         })
     }
 
+    /// Stops a running or waiting plan with a reason (e.g. `budget_exceeded`).
+    ///
+    /// # Errors
+    /// `NotFound`; `InvalidState` for a plan that is not running, waiting or completed-but-unapplied.
+    pub fn pause(&self, plan_id: PlanId, reason: &str) -> ServiceResult<PlanStatus> {
+        self.hold(plan_id, PlanState::Paused, reason, "pause")
+    }
+
+    /// Waits for a human: the plan goes to `input-required` with `reason`.
+    ///
+    /// # Errors
+    /// As [`pause`](Self::pause).
+    pub fn await_input(&self, plan_id: PlanId, reason: &str) -> ServiceResult<PlanStatus> {
+        self.hold(
+            plan_id,
+            PlanState::InputRequired,
+            reason,
+            "ask a human about",
+        )
+    }
+
+    fn hold(
+        &self,
+        plan_id: PlanId,
+        state: PlanState,
+        reason: &str,
+        action: &'static str,
+    ) -> ServiceResult<PlanStatus> {
+        self.write(plan_id, |record, now| {
+            record.require_open(action)?;
+            record.held_from.get_or_insert(record.status.state);
+            record.status.state = state;
+            record.status.pause_reason = Some(reason.to_owned());
+            record.updated_at = now;
+            Ok(record.status.clone())
+        })
+    }
+
+    /// Continues a paused or waiting plan in the state it was held from.
+    ///
+    /// # Errors
+    /// `NotFound`; `InvalidState` unless the plan is paused or waiting.
+    pub fn resume(&self, plan_id: PlanId) -> ServiceResult<PlanStatus> {
+        self.write(plan_id, |record, now| {
+            if !matches!(
+                record.status.state,
+                PlanState::Paused | PlanState::InputRequired
+            ) {
+                return Err(record.refuse("resume", "state `paused` or `input-required`"));
+            }
+            let state = record.held_from.take().unwrap_or(PlanState::Running);
+            record.status.state = state;
+            record.status.pause_reason = None;
+            record.updated_at = now;
+            Ok(record.status.clone())
+        })
+    }
+
     /// Records an artifact the executing plan produced.
     ///
     /// # Errors
@@ -276,6 +337,7 @@ impl PlanLifecycle for InMemoryPlanLifecycle {
             artifacts: Vec::new(),
             changes: BTreeMap::new(),
             checkpoints: Vec::new(),
+            held_from: None,
         };
         let argument_names: Vec<&str> = record.arguments.keys().map(String::as_str).collect();
         let rationale = if argument_names.is_empty() {

@@ -36,6 +36,8 @@ string_enum!(
         Running => "running",
         /// Stopped, waiting to be resumed (see [`PlanStatus::pause_reason`]).
         Paused => "paused",
+        /// Waiting for a human to approve a step (see [`PlanStatus::pause_reason`]).
+        InputRequired => "input-required",
         /// The phase's work is done; in `apply`, the plan is finished.
         Completed => "completed",
         /// Cancelled; final.
@@ -282,7 +284,7 @@ mod tests {
         let err = "Running".parse::<PlanState>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown plan state `Running`; expected one of: running, paused, completed, cancelled, failed"
+            "unknown plan state `Running`; expected one of: running, paused, input-required, completed, cancelled, failed"
         );
     }
 }
