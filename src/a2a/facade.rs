@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::agent::{AgentExecutor, PushNotifier, TaskStore};
@@ -311,55 +312,55 @@ impl A2aLocalFacade {
     #[must_use]
     pub fn handle_json(&self, input: &[u8], a2a_version: Option<&str>) -> Dispatch {
         let version = A2aVersion::negotiate(a2a_version);
-        if let Some(dispatch) = self.try_stream(input, &version) {
-            return dispatch;
-        }
-        match wire::dispatch(input, &self.inner.limits, &|method, params, out| {
+        let handler = |method: &str, params: Option<&RawValue>, out: &mut Vec<u8>| {
             self.handle(
                 method,
                 Params::Raw(params),
                 out,
                 version.as_ref().map(|v| *v),
             )
-        }) {
-            Some(reply) => Dispatch::Reply(reply),
-            None => Dispatch::NoReply,
-        }
+        };
+        let reply = match wire::receive(input, &self.inner.limits) {
+            wire::Incoming::Done(reply) => reply,
+            wire::Incoming::Batch(text) => wire::run_batch(text, &self.inner.limits, &handler),
+            wire::Incoming::Single(request) => {
+                let streaming = Method::resolve(&request.method)
+                    .map(|r| r.method)
+                    .filter(|m| m.is_streaming());
+                match streaming {
+                    Some(method) => return self.open_stream(method, &request, &version),
+                    None => wire::run(request, &handler),
+                }
+            }
+        };
+        reply.map_or(Dispatch::NoReply, Dispatch::Reply)
     }
 
     /// A single request to a streaming method becomes a stream.
-    fn try_stream(
+    fn open_stream(
         &self,
-        input: &[u8],
+        method: Method,
+        request: &wire::Request<'_>,
         version: &Result<A2aVersion, A2aVersionMismatchError>,
-    ) -> Option<Dispatch> {
-        let text = wire::checked_text(input, &self.inner.limits).ok()?;
-        if !text.trim_start().starts_with('{') {
-            return None;
-        }
-        let request = wire::parse_request(text).ok()?;
-        let method = Method::resolve(&request.method)
-            .map(|r| r.method)
-            .filter(|m| m.is_streaming())?;
+    ) -> Dispatch {
         let family = method.family();
-        let reply_id = request.id.unwrap_or("null");
         let version = match version {
             Ok(v) => *v,
             Err(e) => {
                 let error = A2aError::from(e.clone());
-                return Some(request.id.map_or(Dispatch::NoReply, |_| {
-                    Dispatch::Reply(wire::error_reply(reply_id, &error, family))
-                }));
+                return request.id.map_or(Dispatch::NoReply, |id| {
+                    Dispatch::Reply(wire::error_reply(id, &error, family))
+                });
             }
         };
         let plan = self
             .standard(version)
             .stream(method, &Params::Raw(request.params));
-        Some(match (request.id, plan) {
+        match (request.id, plan) {
             (None, _) => Dispatch::NoReply,
             (Some(id), Ok(plan)) => Dispatch::Stream(ResponseStream::new(id, version, plan)),
             (Some(id), Err(error)) => Dispatch::Reply(wire::error_reply(id, &error, family)),
-        })
+        }
     }
 
     fn standard(&self, version: A2aVersion) -> Standard<'_> {

@@ -86,11 +86,6 @@ fn present_raw<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
 const NULL_ID: &str = "null";
 
 /// Processes one wire message (a single request or a batch).
-/// Checks size, encoding and depth; the text when acceptable, else the error reply.
-pub(crate) fn checked_text<'a>(input: &'a [u8], limits: &WireLimits) -> Result<&'a str, Vec<u8>> {
-    precheck(input, limits).map_err(|error| error_bytes(NULL_ID, &error))
-}
-
 /// The error reply for `error` to the request with raw id `id`.
 pub(crate) fn error_reply(id: &str, error: &A2aError, family: ErrorFamily) -> Vec<u8> {
     detail_bytes(id, &error.to_detail(family))
@@ -107,17 +102,38 @@ pub(crate) fn result_reply(id: &str, result: &str) -> Vec<u8> {
     out
 }
 
-pub(crate) fn dispatch(input: &[u8], limits: &WireLimits, handler: Handler<'_>) -> Option<Vec<u8>> {
+/// A checked message: a batch, or one request parsed once (or the error
+/// reply its parsing produced).
+pub(crate) enum Incoming<'a> {
+    /// A JSON array.
+    Batch(&'a str),
+    /// One request object.
+    Single(Request<'a>),
+    /// Nothing to run: the reply to send, if any.
+    Done(Option<Vec<u8>>),
+}
+
+/// Checks limits and encoding and parses a single request, exactly once.
+pub(crate) fn receive<'a>(input: &'a [u8], limits: &WireLimits) -> Incoming<'a> {
     let text = match precheck(input, limits) {
         Ok(text) => text,
-        Err(error) => return Some(error_bytes(NULL_ID, &error)),
+        Err(error) => return Incoming::Done(Some(error_bytes(NULL_ID, &error))),
     };
     let trimmed = text.trim_start_matches([' ', '\t', '\n', '\r']);
     if trimmed.starts_with('[') {
-        dispatch_batch(text, limits, handler)
-    } else {
-        dispatch_single(text, handler)
+        return Incoming::Batch(text);
     }
+    match parse_request(text) {
+        Ok(request) => Incoming::Single(request),
+        Err(reply) => Incoming::Done(reply),
+    }
+}
+
+/// Runs a batch (each element parsed and run as a single request).
+pub(crate) fn run_batch(text: &str, limits: &WireLimits, handler: Handler<'_>) -> Option<Vec<u8>> {
+    dispatch_batch(text, limits, handler)
+}
+
 }
 
 fn precheck<'a>(input: &'a [u8], limits: &WireLimits) -> Result<&'a str, A2aError> {
@@ -316,10 +332,16 @@ pub(crate) fn parse_request(text: &str) -> Result<Request<'_>, Option<Vec<u8>>> 
 
 /// One request object (already known to be syntactically valid inside a batch).
 fn dispatch_single(text: &str, handler: Handler<'_>) -> Option<Vec<u8>> {
-    let Request { id, method, params } = match parse_request(text) {
-        Ok(request) => request,
-        Err(reply) => return reply,
-    };
+    match parse_request(text) {
+        Ok(request) => run(request, handler),
+        Err(reply) => reply,
+    }
+}
+
+/// Runs one parsed request through the handler and builds its reply
+/// (`None` for a notification).
+pub(crate) fn run(request: Request<'_>, handler: Handler<'_>) -> Option<Vec<u8>> {
+    let Request { id, method, params } = request;
     let method = method.as_ref();
     let mut out = Vec::with_capacity(256);
     out.extend_from_slice(PREFIX);
