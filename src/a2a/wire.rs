@@ -134,8 +134,6 @@ pub(crate) fn run_batch(text: &str, limits: &WireLimits, handler: Handler<'_>) -
     dispatch_batch(text, limits, handler)
 }
 
-}
-
 fn precheck<'a>(input: &'a [u8], limits: &WireLimits) -> Result<&'a str, A2aError> {
     if input.len() > limits.max_request_bytes {
         return Err(A2aError::invalid_request(format!(
