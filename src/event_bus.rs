@@ -30,6 +30,8 @@ string_enum!(
         PlanErrored => "PLAN_ERRORED",
         /// A plan was restored from a checkpoint.
         CheckpointRestored => "CHECKPOINT_RESTORED",
+        /// A budget crossed its warning threshold.
+        BudgetWarning => "BUDGET_WARNING",
     }
 );
 

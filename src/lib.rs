@@ -16,6 +16,7 @@ mod clock;
 pub mod config;
 mod context;
 mod diagnostics;
+mod engine;
 mod event_bus;
 mod glob;
 mod guard;
@@ -47,6 +48,10 @@ pub use context::{
     ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView,
 };
 pub use diagnostics::{CheckStatus, DiagnosticCheck, Diagnostics, DiagnosticsRegistry};
+pub use engine::{
+    BUDGET_EXCEEDED, CONFIG_KEYS, EngineError, EngineUse, LIFETIME_ORG, LlmCall, PlanEngine,
+    PlanEngineBuilder, StepDecision, StepVerdict, ToolCall,
+};
 pub use event_bus::{
     BusSubscription, DomainEvent, DomainEventType, DomainHandler, EventBus, InMemoryEventBus,
 };

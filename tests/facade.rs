@@ -52,9 +52,22 @@ fn world() -> World {
             DiagnosticCheck::new("disk", CheckStatus::Pass, "ok")
         })
         .unwrap();
+    let profiles = cleveragents::AutomationProfileService::builder()
+        .repository(Arc::new(cleveragents::InMemoryProfileRepository::new()))
+        .global_default("auto")
+        .build();
+    let pricing = cleveragents::PricingTable::from_yaml_str(
+        "models:\n  test-model:\n    - effective_from: 2020-01-01\n      input_per_million: 1.00\n      output_per_million: 2.00\n      max_output_tokens: 1000\n",
+    )
+    .unwrap();
+    let engine = cleveragents::PlanEngine::builder()
+        .lifecycle(plans.clone())
+        .profiles(profiles)
+        .pricing(pricing)
+        .build();
     let mut builder = A2aLocalFacade::builder()
         .session_service(Arc::new(cleveragents::InMemorySessionService::new()))
-        .plan_lifecycle_service(Arc::new(plans.clone()))
+        .plan_engine(engine)
         .registry(RegistryKind::Tool, Arc::new(tools))
         .registry(RegistryKind::Resource, Arc::new(resources))
         .context_service(Arc::new(cleveragents::InMemoryContextService::new()))
@@ -130,6 +143,7 @@ fn open_task(w: &World) -> Value {
 /// Valid params for each method against `w` (a fresh plan where the method
 /// changes the plan's phase).
 fn sample_params(w: &World, method: Method) -> Value {
+    let method = &method;
     let fresh_plan = || {
         ok(
             &w.facade,
@@ -138,7 +152,7 @@ fn sample_params(w: &World, method: Method) -> Value {
         )["plan_id"]
             .clone()
     };
-    match method {
+    match *method {
         Method::SessionCreate => json!({"actor_name": "openai/gpt-4o"}),
         Method::SessionClose => {
             let s = ok(&w.facade, "session.create", json!({}));
@@ -190,6 +204,91 @@ fn sample_params(w: &World, method: Method) -> Value {
                 json!({"taskId": task, "pushNotificationConfig": {"id": "cfg1", "url": "https://example.com/hook"}}),
             );
             json!({"id": task, "pushNotificationConfigId": "cfg1"})
+        }
+        Method::PlanApprove => {
+            let waiting = ok(
+                &w.facade,
+                "_cleveragents/plan/use",
+                json!({"action_name": "x", "automation_profile": "manual"}),
+            );
+            assert_eq!(waiting["state"], "input-required");
+            json!({"plan_id": waiting["plan_id"]})
+        }
+        Method::PlanResume => {
+            ok(
+                &w.facade,
+                "_cleveragents/config/set",
+                json!({"key": "billing.max_cost_per_plan", "value": 1}),
+            );
+            let id = fresh_plan();
+            ok(
+                &w.facade,
+                "_cleveragents/plan/execute",
+                json!({"plan_id": id}),
+            );
+            let paused = ok(
+                &w.facade,
+                "_cleveragents/plan/tool/call",
+                json!({"plan_id": id, "tool_name": "t", "cost": 2}),
+            );
+            assert_eq!(paused["status"]["state"], "paused");
+            ok(
+                &w.facade,
+                "_cleveragents/config/set",
+                json!({"key": "billing.max_cost_per_plan", "value": 10}),
+            );
+            json!({"plan_id": id})
+        }
+        Method::PlanStep
+        | Method::PlanCost
+        | Method::PlanGuardShow
+        | Method::PlanGuardAudit
+        | Method::PlanProfileShow => {
+            json!({"plan_id": w.plan_id})
+        }
+        Method::PlanToolCall => json!({"plan_id": w.plan_id, "tool_name": "read_file"}),
+        Method::PlanRetry => json!({"plan_id": w.plan_id, "attempt": 0}),
+        Method::PlanLlmReserve => {
+            json!({"plan_id": w.plan_id, "model": "test-model", "input_tokens": 100})
+        }
+        Method::PlanLlmCommit | Method::PlanLlmRelease => {
+            let call = ok(
+                &w.facade,
+                "_cleveragents/plan/llm/reserve",
+                json!({"plan_id": w.plan_id, "model": "test-model", "input_tokens": 100}),
+            );
+            if *method == Method::PlanLlmCommit {
+                json!({"call_id": call["call_id"], "usage": {"input_tokens": 100, "output_tokens": 10}})
+            } else {
+                json!({"call_id": call["call_id"]})
+            }
+        }
+        Method::SessionCost | Method::ProfileList => json!({}),
+        Method::ConfigGet => json!({"key": "billing.max_cost_per_plan"}),
+        Method::ConfigSet => json!({"key": "billing.warn_at_percent", "value": 90}),
+        Method::PlanGuardSet => json!({"plan_id": w.plan_id, "max_cost": 5}),
+        Method::PlanGuardDenylistAdd | Method::PlanGuardDenylistRemove => {
+            json!({"plan_id": w.plan_id, "tool": "shell_exec"})
+        }
+        Method::ProfileShow => json!({"name": "auto"}),
+        Method::ProfileAdd => {
+            json!({"profile": {"name": format!("new-{}", cleveragents::PlanId::new().to_string().to_lowercase()), "edit_code": 0.5}})
+        }
+        Method::ProfileUpdate | Method::ProfileDelete => {
+            let name = format!(
+                "team-{}",
+                cleveragents::PlanId::new().to_string().to_lowercase()
+            );
+            ok(
+                &w.facade,
+                "_cleveragents/automation-profile/add",
+                json!({"profile": {"name": name}}),
+            );
+            if *method == Method::ProfileUpdate {
+                json!({"name": name, "profile": {"name": name, "edit_code": 0.1}})
+            } else {
+                json!({"name": name})
+            }
         }
         other => panic!("no sample params for {other}: add the new method to this test"),
     }

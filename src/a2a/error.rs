@@ -526,6 +526,77 @@ fn service_detail(error: &ServiceError, default_message: &str) -> (String, Value
     }
 }
 
+impl From<crate::engine::EngineError> for A2aError {
+    fn from(error: crate::engine::EngineError) -> Self {
+        use crate::engine::EngineError as E;
+        use crate::profile::ProfileError as P;
+        let reason = error.to_string();
+        let protocol = |kind: ErrorKind, key: &str, value: Value| {
+            A2aError::protocol(kind, reason.clone(), key, value)
+        };
+        match error {
+            E::Service(e) => Self::Service(e),
+            E::Budget(b) => {
+                let data = serde_json::to_value(b)
+                    .ok()
+                    .and_then(|v| v.as_object().cloned())
+                    .unwrap_or_default();
+                Self::Protocol {
+                    kind: ErrorKind::BudgetExceeded,
+                    reason,
+                    data,
+                }
+            }
+            E::InvalidState { plan_id, .. } => protocol(
+                ErrorKind::InvalidState,
+                "plan_id",
+                Value::String(plan_id.to_string()),
+            ),
+            E::NotFound { entity, id } => protocol(ErrorKind::NotFound, entity, Value::String(id)),
+            E::InvalidValue { key, .. } => {
+                protocol(ErrorKind::InvalidParams, "key", Value::String(key))
+            }
+            E::Pricing(_) => protocol(
+                ErrorKind::InvalidParams,
+                "param",
+                Value::String("model".into()),
+            ),
+            E::Profile(p) => match p {
+                P::UnknownProfile { level, name, .. }
+                | P::UnknownSafetyProfile { level, name, .. } => protocol(
+                    ErrorKind::InvalidParams,
+                    level.as_str(),
+                    Value::String(name),
+                ),
+                P::ReservedName(name) => {
+                    protocol(ErrorKind::Forbidden, "name", Value::String(name))
+                }
+                P::AlreadyExists(name) => {
+                    protocol(ErrorKind::AlreadyExists, "name", Value::String(name))
+                }
+                P::NotFound(name) => protocol(ErrorKind::NotFound, "name", Value::String(name)),
+                P::NameMismatch { target, .. } => {
+                    protocol(ErrorKind::InvalidParams, "name", Value::String(target))
+                }
+                P::Invalid { name, .. } => {
+                    protocol(ErrorKind::InvalidParams, "profile", Value::String(name))
+                }
+                P::Config(_) => protocol(
+                    ErrorKind::InvalidParams,
+                    "param",
+                    Value::String("profile".into()),
+                ),
+                P::Repository(e) => Self::Service(e),
+            },
+            _ => protocol(
+                ErrorKind::Internal,
+                "reason",
+                Value::String("guardrail service".into()),
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,6 +38,7 @@ struct Services {
     sync: Option<Arc<dyn SyncService>>,
     events: Option<A2aEventQueue>,
     standard: StandardServices,
+    engine: Option<crate::engine::PlanEngine>,
 }
 
 fn registry_slot(kind: RegistryKind) -> usize {
@@ -102,6 +103,16 @@ impl A2aLocalFacadeBuilder {
     /// Wires the event queue (plan transitions are published to it).
     pub fn event_queue(mut self, queue: A2aEventQueue) -> Self {
         self.services.events = Some(queue);
+        self
+    }
+
+    /// Wires the plan engine: plan use/execute/apply/cancel go through its
+    /// gates and budgets, and the engine operations (approve, resume, tool
+    /// calls, LLM reservations, costs, config, guards, profiles) are served.
+    /// The engine's lifecycle also serves the other plan methods.
+    pub fn plan_engine(mut self, engine: crate::engine::PlanEngine) -> Self {
+        self.services.plans = Some(Arc::new(engine.lifecycle().clone()));
+        self.services.engine = Some(engine);
         self
     }
 
@@ -488,6 +499,17 @@ impl A2aLocalFacade {
         if method.is_standard() {
             let result = self.standard(version).call(method, &params)?;
             return out.write(&result);
+        }
+        if let Some(engine) = &self.inner.services.engine {
+            if let Some(result) = super::engine_ops::call(engine, method, &params) {
+                let result = result?;
+                if let Ok(status) = serde_json::from_value::<PlanStatus>(result.clone()) {
+                    self.publish_status(&status);
+                }
+                return out.write(&result);
+            }
+        } else if super::engine_ops::needs_engine(method) {
+            return Err(Self::missing(method));
         }
         match method {
             M::SessionCreate => {

@@ -113,6 +113,52 @@ methods! {
     NamespaceMembers => "_cleveragents/namespace/members", "sync_service";
     /// `_cleveragents/event/subscribe`
     EventSubscribe => "_cleveragents/event/subscribe", "event_queue";
+    /// `_cleveragents/plan/approve`: a human approves what a waiting plan asks.
+    PlanApprove => "_cleveragents/plan/approve", "plan_engine";
+    /// `_cleveragents/plan/resume` (`plan resume`): continue a paused plan.
+    PlanResume => "_cleveragents/plan/resume", "plan_engine";
+    /// `_cleveragents/plan/step`: start the next execution step.
+    PlanStep => "_cleveragents/plan/step", "plan_engine";
+    /// `_cleveragents/plan/tool/call`: decide one tool call.
+    PlanToolCall => "_cleveragents/plan/tool/call", "plan_engine";
+    /// `_cleveragents/plan/retry`: decide one retry.
+    PlanRetry => "_cleveragents/plan/retry", "plan_engine";
+    /// `_cleveragents/plan/llm/reserve`: pre-flight reservation of an LLM call.
+    PlanLlmReserve => "_cleveragents/plan/llm/reserve", "plan_engine";
+    /// `_cleveragents/plan/llm/commit`: settle an LLM call at its actual cost.
+    PlanLlmCommit => "_cleveragents/plan/llm/commit", "plan_engine";
+    /// `_cleveragents/plan/llm/release`: release an unused reservation.
+    PlanLlmRelease => "_cleveragents/plan/llm/release", "plan_engine";
+    /// `_cleveragents/plan/cost` (`plan cost`).
+    PlanCost => "_cleveragents/plan/cost", "plan_engine";
+    /// `_cleveragents/session/cost` (`session cost [--all]`).
+    SessionCost => "_cleveragents/session/cost", "plan_engine";
+    /// `_cleveragents/config/get` (`config get`).
+    ConfigGet => "_cleveragents/config/get", "plan_engine";
+    /// `_cleveragents/config/set` (`config set`).
+    ConfigSet => "_cleveragents/config/set", "plan_engine";
+    /// `_cleveragents/plan/guard/show` (`plan guard show`).
+    PlanGuardShow => "_cleveragents/plan/guard/show", "plan_engine";
+    /// `_cleveragents/plan/guard/audit` (`plan guard audit`).
+    PlanGuardAudit => "_cleveragents/plan/guard/audit", "plan_engine";
+    /// `_cleveragents/plan/guard/set` (`plan guard set`).
+    PlanGuardSet => "_cleveragents/plan/guard/set", "plan_engine";
+    /// `_cleveragents/plan/guard/denylist/add` (`plan guard denylist add`).
+    PlanGuardDenylistAdd => "_cleveragents/plan/guard/denylist/add", "plan_engine";
+    /// `_cleveragents/plan/guard/denylist/remove` (`plan guard denylist remove`).
+    PlanGuardDenylistRemove => "_cleveragents/plan/guard/denylist/remove", "plan_engine";
+    /// `_cleveragents/plan/profile/show` (`plan profile show`).
+    PlanProfileShow => "_cleveragents/plan/profile/show", "plan_engine";
+    /// `_cleveragents/automation-profile/list`.
+    ProfileList => "_cleveragents/automation-profile/list", "plan_engine";
+    /// `_cleveragents/automation-profile/show`.
+    ProfileShow => "_cleveragents/automation-profile/show", "plan_engine";
+    /// `_cleveragents/automation-profile/add`.
+    ProfileAdd => "_cleveragents/automation-profile/add", "plan_engine";
+    /// `_cleveragents/automation-profile/update`.
+    ProfileUpdate => "_cleveragents/automation-profile/update", "plan_engine";
+    /// `_cleveragents/automation-profile/delete`.
+    ProfileDelete => "_cleveragents/automation-profile/delete", "plan_engine";
     /// `message/send` (1.0: `SendMessage`)
     MessageSend => "message/send", "agent_executor";
     /// `message/stream` (1.0: `SendStreamingMessage`)
@@ -269,7 +315,7 @@ mod tests {
         for method in Method::ALL {
             assert_eq!(Method::resolve(method.name()).unwrap().method, *method);
         }
-        assert_eq!(Method::ALL.len(), 2 + 13 + 6 + 4 + 2 + 6 + 1 + 11);
+        assert_eq!(Method::ALL.len(), 2 + 13 + 6 + 4 + 2 + 6 + 1 + 23 + 11);
         for (alias, method) in STANDARD_ALIASES {
             assert_eq!(Method::resolve(alias).unwrap().method, *method);
             assert!(method.is_standard());

@@ -5,6 +5,7 @@
 mod agent;
 mod bridge;
 mod card;
+mod engine_ops;
 mod error;
 mod events;
 mod facade;
