@@ -292,8 +292,9 @@ pub(crate) fn take_all(cells: &[&BudgetCell], amount: Usd) -> Result<(), BudgetE
     Ok(())
 }
 
-/// A plan's own budget and the session it is counted against.
-type PlanEntry = (Arc<BudgetCell>, Option<SessionId>);
+/// A plan's own budget, the session it is counted against, and (for a plan
+/// without a session) the organisation.
+type PlanEntry = (Arc<BudgetCell>, Option<SessionId>, Option<String>);
 
 #[derive(Debug, Default)]
 struct Budgets {
@@ -402,15 +403,19 @@ impl CostBudgetService {
         (self.session_cell(session), org)
     }
 
-    fn plan_cell(&self, plan: PlanId) -> (Arc<BudgetCell>, Option<SessionId>) {
-        if let Some((cell, session)) = self.inner.plans.read().get(&plan) {
-            return (Arc::clone(cell), *session);
+    fn plan_cell(&self, plan: PlanId) -> PlanEntry {
+        if let Some((cell, session, org)) = self.inner.plans.read().get(&plan) {
+            return (Arc::clone(cell), *session, org.clone());
         }
         let mut plans = self.inner.plans.write();
-        let (cell, session) = plans
-            .entry(plan)
-            .or_insert_with(|| (Arc::new(BudgetCell::new(BudgetLevel::Plan, None)), None));
-        (Arc::clone(cell), *session)
+        let (cell, session, org) = plans.entry(plan).or_insert_with(|| {
+            (
+                Arc::new(BudgetCell::new(BudgetLevel::Plan, None)),
+                None,
+                None,
+            )
+        });
+        (Arc::clone(cell), *session, org.clone())
     }
 
     /// Sets (or removes) a plan's limit.
@@ -420,8 +425,20 @@ impl CostBudgetService {
 
     /// Counts a plan's reservations against `session` (and its org) from now on.
     pub fn assign_plan_to_session(&self, plan: PlanId, session: SessionId) {
-        let (cell, _) = self.plan_cell(plan);
-        self.inner.plans.write().insert(plan, (cell, Some(session)));
+        let (cell, _, _) = self.plan_cell(plan);
+        self.inner
+            .plans
+            .write()
+            .insert(plan, (cell, Some(session), None));
+    }
+
+    /// Counts a plan that has no session directly against `org`.
+    pub fn assign_plan_to_org(&self, plan: PlanId, org: &str) {
+        let (cell, session, _) = self.plan_cell(plan);
+        self.inner
+            .plans
+            .write()
+            .insert(plan, (cell, session, Some(org.to_owned())));
     }
 
     /// A plan's own budget.
@@ -434,13 +451,13 @@ impl CostBudgetService {
     /// session's org), resolved once: keep it for repeated reservations.
     #[must_use]
     pub fn plan(&self, plan: PlanId) -> PlanBudget {
-        let (plan_cell, session) = self.plan_cell(plan);
+        let (plan_cell, session, plan_org) = self.plan_cell(plan);
         let (session_cell, org_cell) = match session {
             Some(session) => {
                 let (s, o) = self.cells(session);
                 (Some(s), o)
             }
-            None => (None, None),
+            None => (None, plan_org.map(|org| self.org_cell(&org))),
         };
         PlanBudget {
             cells: Arc::new([Some(plan_cell), session_cell, org_cell]),

@@ -220,6 +220,8 @@ struct EnginePlan {
     step: u64,
     calls_in_step: u32,
     warned: [bool; 3],
+    /// The charge that paused the plan: it must fit before the plan resumes.
+    paused_for: Option<BudgetExceeded>,
 }
 
 #[derive(Debug, Default)]
@@ -541,6 +543,8 @@ impl PlanEngine {
             self.inner
                 .guardrails
                 .associate_plan_with_session(plan_id, session);
+        } else {
+            budgets.assign_plan_to_org(plan_id, LIFETIME_ORG);
         }
         let mut guardrails = AutonomyGuardrails::default();
         guardrails.actor_limits.max_retries_per_failure = Some(safety.value.max_retries_per_step);
@@ -558,6 +562,7 @@ impl PlanEngine {
             step: 0,
             calls_in_step: 0,
             warned: [false; 3],
+            paused_for: None,
         };
         self.apply_limits(plan_id, &state);
         let decision = state.profile.profile.decide(
@@ -755,8 +760,8 @@ impl PlanEngine {
         Ok(self.inner.lifecycle.status(plan_id)?)
     }
 
-    /// Continues a plan paused by a budget, once every budget it draws on has
-    /// room again (raise the limit first).
+    /// Continues a paused plan. A plan paused by a budget resumes only once
+    /// the charge that paused it fits (raise the limit first).
     ///
     /// # Errors
     /// A plan that is not paused; a budget that is still exhausted.
@@ -769,22 +774,26 @@ impl PlanEngine {
                 reason: format!("it is `{}`, not paused", status.state),
             });
         }
-        let budget = self.inner.budgets.plan(plan_id);
-        for level in [BudgetLevel::Plan, BudgetLevel::Session, BudgetLevel::Org] {
-            if let Some(snapshot) = budget.snapshot(level) {
-                if snapshot.remaining() == Some(Usd::ZERO) {
+        let refused = state.lock().paused_for;
+        if let Some(refused) = refused {
+            let budget = self.inner.budgets.plan(plan_id);
+            if let Some(snapshot) = budget.snapshot(refused.level) {
+                if snapshot
+                    .remaining()
+                    .is_some_and(|left| left < refused.requested)
+                {
                     return Err(BudgetExceeded {
-                        level,
+                        level: refused.level,
                         limit: snapshot.limit.unwrap_or(Usd::MAX),
                         spent: snapshot.spent,
                         reserved: snapshot.reserved,
-                        requested: Usd::ZERO,
+                        requested: refused.requested,
                     }
                     .into());
                 }
             }
         }
-        drop(state);
+        state.lock().paused_for = None;
         let status = self.inner.lifecycle.resume(plan_id)?;
         self.publish(
             DomainEventType::PlanStateChanged,
@@ -812,6 +821,9 @@ impl PlanEngine {
         plan_id: PlanId,
         exceeded: &BudgetExceeded,
     ) -> Result<(), EngineError> {
+        if let Ok(state) = self.plan(plan_id) {
+            state.lock().paused_for = Some(*exceeded);
+        }
         self.audit(
             plan_id,
             GuardrailEventType::BudgetBlocked,
