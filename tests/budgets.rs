@@ -8,7 +8,6 @@
     reason = "tests and benches fail by panicking"
 )]
 
-use std::sync::Arc;
 use std::thread;
 
 use chrono::{TimeZone, Utc};
