@@ -100,4 +100,6 @@ mod guides {
     struct AutomationProfiles;
     #[doc = include_str!("../docs/guards.md")]
     struct Guards;
+    #[doc = include_str!("../docs/budgets.md")]
+    struct Budgets;
 }
