@@ -26,6 +26,7 @@ mod money;
 mod plan;
 mod profile;
 mod registry;
+mod scope;
 mod service_error;
 mod session;
 mod string_enum;
@@ -82,6 +83,14 @@ pub use profile::{
     builtin_profile, builtin_profiles, is_builtin,
 };
 pub use registry::{InMemoryRegistry, Registry, RegistryEntry, RegistryFilter, RegistryKind};
+pub use scope::{
+    CoverageMap, DependencyGraph, DependencyGraphResolver, FileInfo, FileMetadata,
+    InMemoryCoverage, InMemoryDependencyGraph, InMemoryFileMetadata, InMemoryPersonas,
+    PersonaScope, PersonaScopeResolver, PersonaStore, ProjectCatalog, RecentlyModifiedResolver,
+    Reference, ReferenceResolver, Resolution, ResolutionContext, ResolverReport, Scope,
+    ScopeBounds, ScopeChainResolver, ScopeError, ScopeItem, ScopeKind, ScopeRegistry,
+    TestCoverageResolver, conventional_test_paths, parse_references,
+};
 pub use service_error::{ServiceError, ServiceResult};
 pub use session::{
     CreateSession, InMemorySessionService, Session, SessionCreation, SessionService, SessionStatus,
