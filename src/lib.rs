@@ -111,4 +111,6 @@ mod guides {
     struct Guards;
     #[doc = include_str!("../docs/budgets.md")]
     struct Budgets;
+    #[doc = include_str!("../docs/scope-chain.md")]
+    struct ScopeChain;
 }

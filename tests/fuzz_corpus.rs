@@ -240,3 +240,31 @@ fn a2a_models_corpus() {
     }
     assert!(read >= 5, "the corpus holds readable documents too");
 }
+
+#[test]
+fn references_corpus() {
+    use cleveragents::{Reference, parse_references};
+    let mut found = 0;
+    for (name, bytes) in corpus("references") {
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        for reference in parse_references(text) {
+            found += 1;
+            match reference {
+                Reference::Project { name: project } => {
+                    assert!(text.contains(&format!("@{project}")), "{name}")
+                }
+                Reference::File { path } => {
+                    assert!(
+                        text.contains(&format!("@{path}"))
+                            || text.contains(&format!("@\"{path}\"")),
+                        "{name}"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(found >= 8);
+}
