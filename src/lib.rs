@@ -14,6 +14,7 @@ pub mod a2a;
 mod budget;
 mod clock;
 pub mod config;
+mod container;
 mod context;
 mod diagnostics;
 mod engine;
@@ -33,6 +34,7 @@ mod string_enum;
 mod sync;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod tool;
 
 pub use a2a::{
     A2aError, A2aErrorDetail, A2aEvent, A2aLocalFacade, A2aRequest, A2aResponse, ErrorCode,
@@ -45,6 +47,17 @@ pub use budget::{
     resolve_billing,
 };
 pub use clock::{Clock, ManualClock, SystemClock, from_unix_nanos, iso8601};
+#[cfg(feature = "docker")]
+pub use container::DockerCliRuntime;
+#[cfg(feature = "bwrap")]
+pub use container::{BwrapRuntime, DEFAULT_SANDBOX_PATH, HOST_IMAGE};
+pub use container::{
+    CONTAINER_TOOL_TYPE, CleanupMode, CleanupModeError, ContainerRuntime, ContainerToolError,
+    ContainerToolExecutor, ContainerToolSpec, DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT_SECS, Execution,
+    ExecutionStep, ExecutorConfig, FakeCall, FakeRun, FakeRuntime, ImageStatus,
+    InMemoryResourceRegistry, MAX_TIMEOUT_SECS, Mount, MountSpec, ResourceError, ResourceRegistry,
+    RunOutcome, RunSpec, RuntimeError,
+};
 pub use context::{
     ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView,
 };
@@ -98,6 +111,10 @@ pub use session::{
 pub use string_enum::UnknownVariant;
 pub use sync::{
     DEFAULT_NAMESPACE, InMemorySync, Namespace, NamespaceMember, SyncService, SyncStatus,
+};
+pub use tool::{
+    MAX_TOOL_NAME_LEN, ToolDefinition, ToolError, ToolInvocation, ToolKind, ToolName,
+    ToolNameError, ToolResult, ToolRuntime,
 };
 
 /// The guides in `docs/`, compiled here so their Rust examples run as doc tests.
