@@ -32,6 +32,8 @@ string_enum!(
         CheckpointRestored => "CHECKPOINT_RESTORED",
         /// A budget crossed its warning threshold.
         BudgetWarning => "BUDGET_WARNING",
+        /// A container tied to a closing session could not be stopped.
+        ContainerCleanupFailed => "CONTAINER_CLEANUP_FAILED",
     }
 );
 

@@ -53,10 +53,11 @@ pub use container::DockerCliRuntime;
 pub use container::{BwrapRuntime, DEFAULT_SANDBOX_PATH, HOST_IMAGE};
 pub use container::{
     CONTAINER_TOOL_TYPE, CleanupMode, CleanupModeError, ContainerRuntime, ContainerToolError,
-    ContainerToolExecutor, ContainerToolSpec, DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT_SECS, Execution,
-    ExecutionStep, ExecutorConfig, FakeCall, FakeRun, FakeRuntime, ImageStatus,
-    InMemoryResourceRegistry, MAX_TIMEOUT_SECS, Mount, MountSpec, ResourceError, ResourceRegistry,
-    RunOutcome, RunSpec, RuntimeError,
+    ContainerToolExecutor, ContainerToolSpec, DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT_SECS,
+    DEVCONTAINER_RESOURCE_TYPE, DevcontainerBuild, DevcontainerConfig, DevcontainerResource,
+    Execution, ExecutionStep, ExecutorConfig, FakeCall, FakeRun, FakeRuntime, ImageBuild,
+    ImageStatus, InMemoryResourceRegistry, MAX_TIMEOUT_SECS, Mount, MountSpec, ResourceError,
+    ResourceRegistry, RunOutcome, RunSpec, RuntimeError, SUPPORTED_DEVCONTAINER_KEYS,
 };
 pub use context::{
     ContextEntry, ContextScope, ContextService, ContextTier, InMemoryContextService, TierView,
@@ -106,7 +107,8 @@ pub use scope::{
 };
 pub use service_error::{ServiceError, ServiceResult};
 pub use session::{
-    CreateSession, InMemorySessionService, Session, SessionCreation, SessionService, SessionStatus,
+    CreateSession, InMemorySessionService, Session, SessionCloseHook, SessionCreation,
+    SessionService, SessionStatus,
 };
 pub use string_enum::UnknownVariant;
 pub use sync::{

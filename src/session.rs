@@ -117,6 +117,16 @@ impl SessionCreation {
     }
 }
 
+/// Told when a session closes, so resources tied to it (devcontainers,
+/// kept containers) can be released.
+///
+/// Hooks run after the close has been stored, outside every lock. They must
+/// not fail the close: problems are theirs to report (as events, logs).
+pub trait SessionCloseHook: Send + Sync + Debug {
+    /// `session` has just been closed.
+    fn session_closed(&self, session: SessionId);
+}
+
 /// Storage and lifecycle of sessions. Implemented by hosts; methods take `&self`,
 /// so implementations use interior mutability and must be safe under concurrency.
 pub trait SessionService: Send + Sync + Debug + 'static {

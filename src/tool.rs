@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::SessionId;
+
 /// Longest tool name accepted, in bytes.
 pub const MAX_TOOL_NAME_LEN: usize = 128;
 
@@ -179,6 +181,10 @@ pub struct ToolInvocation {
     /// Extra arguments, appended to the tool's declared command.
     #[serde(default)]
     pub args: Vec<String>,
+    /// The session the call belongs to; what it leaves running is stopped
+    /// when that session closes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<SessionId>,
 }
 
 impl ToolInvocation {
@@ -188,7 +194,15 @@ impl ToolInvocation {
         Self {
             tool,
             args: Vec::new(),
+            session_id: None,
         }
+    }
+
+    /// Ties the call to `session`.
+    #[must_use]
+    pub const fn in_session(mut self, session: SessionId) -> Self {
+        self.session_id = Some(session);
+        self
     }
 
     /// Appends one argument.

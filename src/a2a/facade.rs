@@ -39,6 +39,7 @@ struct Services {
     events: Option<A2aEventQueue>,
     standard: StandardServices,
     engine: Option<crate::engine::PlanEngine>,
+    close_hooks: Vec<Arc<dyn crate::session::SessionCloseHook>>,
 }
 
 fn registry_slot(kind: RegistryKind) -> usize {
@@ -155,6 +156,13 @@ impl A2aLocalFacadeBuilder {
     /// Sets the clock used to stamp events (default: the system clock).
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = Some(clock);
+        self
+    }
+
+    /// Adds a hook told of every `session.close` (after the close is stored).
+    /// Hooks run in the order added; they cannot fail the close.
+    pub fn session_close_hook(mut self, hook: Arc<dyn crate::session::SessionCloseHook>) -> Self {
+        self.services.close_hooks.push(hook);
         self
     }
 
@@ -523,6 +531,9 @@ impl A2aLocalFacade {
             M::SessionClose => {
                 let p: params::SessionRef = params.parse()?;
                 let session = self.sessions(method)?.close(p.session_id)?;
+                for hook in &self.inner.services.close_hooks {
+                    hook.session_closed(session.session_id);
+                }
                 out.write(&json!({"session_id": session.session_id, "status": "closed"}))
             }
             M::PlanUse => {

@@ -196,6 +196,12 @@ impl ContainerRuntime for BwrapRuntime {
         if spec.command.is_empty() {
             return Err(runtime_err("empty command"));
         }
+        if let Some(user) = &spec.user {
+            return Err(RuntimeError::Unsupported {
+                runtime: "bwrap".to_owned(),
+                reason: format!("running as user `{user}` (tools run as the calling user)"),
+            });
+        }
         let mut cmd = Command::new(&self.program);
         cmd.args(self.command_args(spec)?);
         // bwrap kills the sandbox (a PID namespace) when it dies, so killing

@@ -6,7 +6,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::process::run_captured;
-use super::runtime::{ContainerRuntime, ImageStatus, RunOutcome, RunSpec, RuntimeError};
+use super::runtime::{
+    ContainerRuntime, ImageBuild, ImageStatus, RunOutcome, RunSpec, RuntimeError,
+};
 
 /// Runs container tools with the `docker` (or `podman`) command line.
 ///
@@ -113,6 +115,10 @@ impl DockerCliRuntime {
             args.push("--workdir".into());
             args.push(dir.into());
         }
+        if let Some(user) = &spec.user {
+            args.push("--user".into());
+            args.push(user.into());
+        }
         args.push(spec.image.clone().into());
         args.extend(spec.command.iter().map(OsString::from));
         Ok(args)
@@ -153,6 +159,22 @@ impl ContainerRuntime for DockerCliRuntime {
         }
     }
 
+    fn build_image(&self, build: &ImageBuild) -> Result<ImageStatus, RuntimeError> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(build_args(build));
+        // Builds are slow but bounded: an hour covers any sane devcontainer.
+        let out = run_captured(cmd, Duration::from_secs(3600), 64 * 1024, || {})
+            .map_err(|e| runtime_err(&self.program, format!("cannot start: {e}")))?;
+        if out.exit_code == Some(0) {
+            Ok(ImageStatus::Pulled)
+        } else {
+            Err(RuntimeError::ImageUnavailable {
+                image: build.tag.clone(),
+                reason: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            })
+        }
+    }
+
     fn run(&self, spec: &RunSpec) -> Result<RunOutcome, RuntimeError> {
         let mut cmd = Command::new(&self.program);
         cmd.args(self.run_args(spec)?);
@@ -173,6 +195,26 @@ impl ContainerRuntime for DockerCliRuntime {
             Err(runtime_err(&self.program, stderr.trim().to_owned()))
         }
     }
+}
+
+/// The `build` argument list for `build`.
+fn build_args(build: &ImageBuild) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["build".into(), "--tag".into(), build.tag.clone().into()];
+    if let Some(file) = &build.dockerfile {
+        args.push("--file".into());
+        args.push(file.clone().into_os_string());
+    }
+    for (name, value) in &build.args {
+        args.push("--build-arg".into());
+        args.push(format!("{name}={value}").into());
+    }
+    if let Some(target) = &build.target {
+        args.push("--target".into());
+        args.push(target.into());
+    }
+    args.push("--".into());
+    args.push(build.context.clone().into_os_string());
+    args
 }
 
 #[cfg(test)]

@@ -7,16 +7,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 
+use super::devcontainer::DevcontainerConfig;
 use super::error::ContainerToolError;
 use super::resource::ResourceRegistry;
 use super::runtime::{
-    ContainerRuntime, DEFAULT_OUTPUT_CAP, ImageStatus, Mount, RunSpec, RuntimeError,
+    ContainerRuntime, DEFAULT_OUTPUT_CAP, ImageBuild, ImageStatus, Mount, RunSpec, RuntimeError,
 };
 use super::spec::ContainerToolSpec;
 use super::template::Template;
+use crate::event_bus::{DomainEvent, DomainEventType, EventBus};
+use crate::ids::SessionId;
+use crate::session::SessionCloseHook;
 use crate::tool::{ToolDefinition, ToolError, ToolInvocation, ToolName, ToolResult, ToolRuntime};
 
 /// When the executor removes a container after its run.
@@ -189,6 +193,40 @@ pub struct ContainerToolExecutor {
     resources: Arc<dyn ResourceRegistry>,
     tools: RwLock<BTreeMap<ToolName, Arc<ContainerToolSpec>>>,
     config: ExecutorConfig,
+    devcontainer: RwLock<Option<Arc<Devcontainer>>>,
+    /// Containers started and not (yet) removed, with the session they belong to.
+    live: Mutex<BTreeMap<String, Option<SessionId>>>,
+    events: Option<Arc<dyn EventBus>>,
+}
+
+/// A devcontainer every tool runs in (`use_for_tools: true`).
+#[derive(Debug)]
+struct Devcontainer {
+    config: DevcontainerConfig,
+    /// The folder holding `devcontainer.json` (build paths are relative to it).
+    dir: std::path::PathBuf,
+    /// The tag of the image built from `build`, once built.
+    built: Mutex<Option<String>>,
+}
+
+impl Devcontainer {
+    fn tag(&self) -> String {
+        let name: String = self
+            .config
+            .name
+            .as_deref()
+            .unwrap_or("project")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        format!("cleveragents-devcontainer-{}", name.trim_matches('-'))
+    }
 }
 
 impl fmt::Debug for ContainerToolExecutor {
@@ -217,7 +255,126 @@ impl ContainerToolExecutor {
             resources,
             tools: RwLock::new(BTreeMap::new()),
             config: ExecutorConfig::default(),
+            devcontainer: RwLock::new(None),
+            live: Mutex::new(BTreeMap::new()),
+            events: None,
         }
+    }
+
+    /// Publishes a [`DomainEventType::ContainerCleanupFailed`] event on `bus`
+    /// whenever a container cannot be stopped at session close.
+    #[must_use]
+    pub fn with_event_bus(mut self, bus: Arc<dyn EventBus>) -> Self {
+        self.events = Some(bus);
+        self
+    }
+
+    /// Runs every tool inside the devcontainer described by `config` (the
+    /// `use_for_tools: true` of a `devcontainer-instance` resource):
+    /// its image (or the image built from its `build` block, relative to
+    /// `devcontainer_dir`), its mounts before the tool's, its `containerEnv`
+    /// under the tool's environment, its `workspaceFolder` as the default
+    /// working directory and its `remoteUser`.
+    pub fn use_devcontainer(
+        &self,
+        config: DevcontainerConfig,
+        devcontainer_dir: impl Into<std::path::PathBuf>,
+    ) {
+        *self.devcontainer.write() = Some(Arc::new(Devcontainer {
+            config,
+            dir: devcontainer_dir.into(),
+            built: Mutex::new(None),
+        }));
+    }
+
+    /// Stops running tools in a devcontainer.
+    pub fn clear_devcontainer(&self) {
+        *self.devcontainer.write() = None;
+    }
+
+    /// Containers started and not removed (kept by the cleanup mode, or still
+    /// running), with their session.
+    #[must_use]
+    pub fn kept_containers(&self) -> Vec<(String, Option<SessionId>)> {
+        self.live
+            .lock()
+            .iter()
+            .map(|(name, session)| (name.clone(), *session))
+            .collect()
+    }
+
+    /// Removes, best-effort, every container of `session` still known to the
+    /// executor. Returns the ones that could not be removed, with why; each
+    /// failure is also published as a `CONTAINER_CLEANUP_FAILED` event when
+    /// an event bus is attached.
+    pub fn stop_session(&self, session: SessionId) -> Vec<(String, RuntimeError)> {
+        let names: Vec<String> = self
+            .live
+            .lock()
+            .iter()
+            .filter(|(_, s)| **s == Some(session))
+            .map(|(name, _)| name.clone())
+            .collect();
+        let mut failures = Vec::new();
+        // The runtime is host code: it runs with no lock held.
+        for name in names {
+            match self.runtime.remove(&name) {
+                Ok(()) => {
+                    self.live.lock().remove(&name);
+                }
+                Err(e) => {
+                    if let Some(bus) = &self.events {
+                        let mut data = serde_json::Map::new();
+                        data.insert("session_id".into(), session.to_string().into());
+                        data.insert("container".into(), name.clone().into());
+                        data.insert("runtime".into(), self.runtime.name().into());
+                        data.insert("error".into(), e.to_string().into());
+                        bus.publish(&DomainEvent::new(
+                            DomainEventType::ContainerCleanupFailed,
+                            None,
+                            data,
+                        ));
+                    }
+                    failures.push((name, e));
+                }
+            }
+        }
+        failures
+    }
+
+    fn remove_container(&self, name: &str) -> Result<(), RuntimeError> {
+        self.runtime.remove(name)?;
+        self.live.lock().remove(name);
+        Ok(())
+    }
+
+    fn resolve_image(
+        &self,
+        spec: &ContainerToolSpec,
+        dc: Option<&Devcontainer>,
+    ) -> Result<(String, ImageStatus), RuntimeError> {
+        let Some(dc) = dc else {
+            return Ok((spec.image.clone(), self.runtime.ensure_image(&spec.image)?));
+        };
+        if let Some(image) = &dc.config.image {
+            return Ok((image.clone(), self.runtime.ensure_image(image)?));
+        }
+        if let Some(tag) = dc.built.lock().clone() {
+            return Ok((tag, ImageStatus::Cached));
+        }
+        let build = dc.config.build.clone().unwrap_or_default();
+        let image_build = ImageBuild {
+            tag: dc.tag(),
+            context: dc.dir.join(build.context.as_deref().unwrap_or(".")),
+            dockerfile: build.dockerfile.as_ref().map(|f| dc.dir.join(f)),
+            args: build.args,
+            target: build.target,
+        };
+        // Two first calls racing may both build; builds are idempotent, and
+        // holding a lock across host code is worse.
+        let status = self.runtime.build_image(&image_build)?;
+        *dc.built.lock() = Some(image_build.tag.clone());
+        Ok((image_build.tag, status))
     }
 
     /// Replaces the configuration.
@@ -276,15 +433,18 @@ impl ContainerToolExecutor {
             source,
         };
         let mut steps = Vec::with_capacity(5);
+        let dc = self.devcontainer.read().clone();
 
         steps.push(ExecutionStep::ImageResolution);
-        let image = self
-            .runtime
-            .ensure_image(&spec.image)
+        let (image_name, image) = self
+            .resolve_image(&spec, dc.as_deref())
             .map_err(|e| runtime_err(ExecutionStep::ImageResolution, e))?;
 
         steps.push(ExecutionStep::MountBinding);
-        let mut mounts = Vec::with_capacity(spec.mounts.len());
+        let mut mounts = dc
+            .as_ref()
+            .map(|d| d.config.mounts.clone())
+            .unwrap_or_default();
         for (i, m) in spec.mounts.iter().enumerate() {
             let field = format!("mounts[{i}].source");
             let template =
@@ -303,25 +463,37 @@ impl ContainerToolExecutor {
                 message: "contains a NUL byte".to_owned(),
             });
         }
+        let mut env = dc
+            .as_ref()
+            .map(|d| d.config.container_env.clone())
+            .unwrap_or_default();
+        env.extend(spec.environment.clone());
         let run_spec = RunSpec {
             name: container_name(),
-            image: spec.image.clone(),
+            image: image_name,
             command,
             mounts,
-            env: spec.environment.clone(),
-            workdir: spec.workdir.clone(),
+            env,
+            workdir: spec
+                .workdir
+                .clone()
+                .or_else(|| dc.as_ref().and_then(|d| d.config.workspace_folder.clone())),
+            user: dc.as_ref().and_then(|d| d.config.remote_user.clone()),
             timeout: Duration::from_secs(spec.timeout),
             output_cap: self.config.output_cap,
         };
 
         steps.push(ExecutionStep::Execution);
+        self.live
+            .lock()
+            .insert(run_spec.name.clone(), call.session_id);
         let started = Instant::now();
         let outcome = match self.runtime.run(&run_spec) {
             Ok(outcome) => outcome,
             Err(e) => {
                 // The runtime may have created the container before failing.
                 if self.config.cleanup != CleanupMode::Never {
-                    let _ = self.runtime.remove(&run_spec.name);
+                    let _ = self.remove_container(&run_spec.name);
                 }
                 return Err(runtime_err(ExecutionStep::Execution, e));
             }
@@ -346,7 +518,7 @@ impl ContainerToolExecutor {
             };
         let (removed, cleanup_error) = if remove {
             steps.push(ExecutionStep::Cleanup);
-            match self.runtime.remove(&run_spec.name) {
+            match self.remove_container(&run_spec.name) {
                 Ok(()) => (true, None),
                 Err(e) => (false, Some(e.to_string())),
             }
@@ -434,5 +606,12 @@ impl ToolRuntime for ContainerToolExecutor {
                 reason: e.to_string(),
             }),
         }
+    }
+}
+
+impl SessionCloseHook for ContainerToolExecutor {
+    fn session_closed(&self, session: SessionId) {
+        // Failures are published as events by `stop_session`; a close never fails.
+        let _ = self.stop_session(session);
     }
 }

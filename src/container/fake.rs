@@ -8,7 +8,9 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
-use super::runtime::{ContainerRuntime, ImageStatus, RunOutcome, RunSpec, RuntimeError};
+use super::runtime::{
+    ContainerRuntime, ImageBuild, ImageStatus, RunOutcome, RunSpec, RuntimeError,
+};
 
 /// One call received by a [`FakeRuntime`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,6 +21,11 @@ pub enum FakeCall {
     EnsureImage {
         /// The image.
         image: String,
+    },
+    /// `build_image(build)`.
+    BuildImage {
+        /// The build as received.
+        build: ImageBuild,
     },
     /// `run(spec)`.
     Run {
@@ -73,6 +80,7 @@ struct State {
     cached: BTreeSet<String>,
     missing: BTreeSet<String>,
     live: BTreeSet<String>,
+    failing_remove: bool,
 }
 
 /// A [`ContainerRuntime`] for tests and examples: nothing is executed; every
@@ -133,6 +141,13 @@ impl FakeRuntime {
         self
     }
 
+    /// Makes every `remove` fail (the container stays live).
+    #[must_use]
+    pub fn with_failing_remove(self) -> Self {
+        self.state.lock().failing_remove = true;
+        self
+    }
+
     /// Every call so far, in order.
     #[must_use]
     pub fn calls(&self) -> Vec<FakeCall> {
@@ -175,6 +190,15 @@ impl ContainerRuntime for FakeRuntime {
         })
     }
 
+    fn build_image(&self, build: &ImageBuild) -> Result<ImageStatus, RuntimeError> {
+        let mut state = self.state.lock();
+        state.calls.push(FakeCall::BuildImage {
+            build: build.clone(),
+        });
+        state.cached.insert(build.tag.clone());
+        Ok(ImageStatus::Pulled)
+    }
+
     fn run(&self, spec: &RunSpec) -> Result<RunOutcome, RuntimeError> {
         {
             let mut state = self.state.lock();
@@ -204,6 +228,12 @@ impl ContainerRuntime for FakeRuntime {
         state.calls.push(FakeCall::Remove {
             name: name.to_owned(),
         });
+        if state.failing_remove {
+            return Err(RuntimeError::Runtime {
+                runtime: "fake".to_owned(),
+                reason: format!("cannot remove `{name}`: device busy"),
+            });
+        }
         state.live.remove(name);
         Ok(())
     }

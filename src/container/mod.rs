@@ -3,6 +3,7 @@
 
 #[cfg(feature = "bwrap")]
 mod bwrap;
+mod devcontainer;
 #[cfg(feature = "docker")]
 mod docker;
 mod error;
@@ -17,6 +18,10 @@ mod template;
 
 #[cfg(feature = "bwrap")]
 pub use bwrap::{BwrapRuntime, DEFAULT_SANDBOX_PATH, HOST_IMAGE};
+pub use devcontainer::{
+    DEVCONTAINER_RESOURCE_TYPE, DevcontainerBuild, DevcontainerConfig, DevcontainerResource,
+    SUPPORTED_DEVCONTAINER_KEYS,
+};
 #[cfg(feature = "docker")]
 pub use docker::DockerCliRuntime;
 pub use error::ContainerToolError;
@@ -26,7 +31,8 @@ pub use executor::{
 pub use fake::{FakeCall, FakeRun, FakeRuntime};
 pub use resource::{InMemoryResourceRegistry, ResourceError, ResourceRegistry};
 pub use runtime::{
-    ContainerRuntime, DEFAULT_OUTPUT_CAP, ImageStatus, Mount, RunOutcome, RunSpec, RuntimeError,
+    ContainerRuntime, DEFAULT_OUTPUT_CAP, ImageBuild, ImageStatus, Mount, RunOutcome, RunSpec,
+    RuntimeError,
 };
 pub use spec::{
     CONTAINER_TOOL_TYPE, ContainerToolSpec, DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, MountSpec,

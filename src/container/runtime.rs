@@ -51,6 +51,9 @@ pub struct RunSpec {
     pub env: BTreeMap<String, String>,
     /// Working directory inside the container.
     pub workdir: Option<String>,
+    /// The user to run as (a devcontainer's `remoteUser`); `None` keeps the image's.
+    #[serde(default)]
+    pub user: Option<String>,
     /// Wall-clock limit; the runtime kills the container when it is reached.
     pub timeout: Duration,
     /// Bytes kept per stream; the rest is read and discarded.
@@ -69,6 +72,7 @@ impl RunSpec {
             mounts: Vec::new(),
             env: BTreeMap::new(),
             workdir: None,
+            user: None,
             timeout: Duration::from_secs(60),
             output_cap: DEFAULT_OUTPUT_CAP,
         }
@@ -89,6 +93,22 @@ pub struct RunOutcome {
     pub truncated: bool,
     /// The timeout was reached and the container killed.
     pub timed_out: bool,
+}
+
+/// An image to build from a Dockerfile (a devcontainer's `build` block).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ImageBuild {
+    /// The tag to give the image.
+    pub tag: String,
+    /// The build context directory.
+    pub context: PathBuf,
+    /// The Dockerfile; `None` means `Dockerfile` in the context.
+    pub dockerfile: Option<PathBuf>,
+    /// Build arguments.
+    pub args: BTreeMap<String, String>,
+    /// Target stage.
+    pub target: Option<String>,
 }
 
 /// Whether an image had to be fetched.
@@ -148,6 +168,18 @@ pub trait ContainerRuntime: Send + Sync + fmt::Debug {
     /// # Errors
     /// [`RuntimeError::ImageUnavailable`] when it cannot be had.
     fn ensure_image(&self, image: &str) -> Result<ImageStatus, RuntimeError>;
+
+    /// Builds an image (used for devcontainers declared with `build`).
+    /// Runtimes that cannot build keep this default, which refuses.
+    ///
+    /// # Errors
+    /// [`RuntimeError::Unsupported`] by default; the build's failure otherwise.
+    fn build_image(&self, build: &ImageBuild) -> Result<ImageStatus, RuntimeError> {
+        Err(RuntimeError::Unsupported {
+            runtime: self.name().to_owned(),
+            reason: format!("building images (`{}`)", build.tag),
+        })
+    }
 
     /// Runs a container to completion or to its timeout.
     ///
