@@ -268,3 +268,64 @@ fn references_corpus() {
     }
     assert!(found >= 8);
 }
+
+#[test]
+fn container_specs_corpus() {
+    use std::path::Component;
+    use std::sync::Arc;
+
+    use cleveragents::{
+        ContainerToolExecutor, ContainerToolSpec, DevcontainerConfig, DevcontainerResource,
+        FakeCall, FakeRuntime, InMemoryResourceRegistry, ToolInvocation,
+    };
+
+    fn safe(path: &Path) -> bool {
+        path.is_absolute() && !path.components().any(|c| matches!(c, Component::ParentDir))
+    }
+
+    let (mut tools, mut devcontainers, mut resources_loaded) = (0, 0, 0);
+    for (name, bytes) in corpus("container_specs") {
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        for loaded in [
+            ContainerToolSpec::from_yaml_str(text),
+            ContainerToolSpec::from_json_str(text),
+        ] {
+            let Ok(spec) = loaded else { continue };
+            tools += 1;
+            assert!(spec.validate().is_ok(), "{name}");
+            let json = serde_json::to_string(&spec).unwrap();
+            assert_eq!(ContainerToolSpec::from_json_str(&json).unwrap(), spec, "{name}");
+            let resources = Arc::new(InMemoryResourceRegistry::new());
+            for resource in spec.referenced_resources() {
+                resources.insert(resource, "/r");
+            }
+            let fake = FakeRuntime::new();
+            let executor = ContainerToolExecutor::new(Arc::new(fake.clone()), resources);
+            let tool = spec.name.clone();
+            executor.register(spec).unwrap();
+            executor.execute(&ToolInvocation::new(tool)).unwrap();
+            for call in fake.calls() {
+                if let FakeCall::Run { spec } = call {
+                    assert!(spec.mounts.iter().all(|m| safe(&m.source)), "{name}");
+                }
+            }
+        }
+        if let Ok(dc) = DevcontainerConfig::from_jsonc_str(text, Path::new("/project")) {
+            devcontainers += 1;
+            assert!(dc.image.is_some() || dc.build.is_some(), "{name}");
+            assert!(
+                dc.mounts
+                    .iter()
+                    .all(|m| safe(&m.source) && safe(Path::new(&m.target))),
+                "{name}"
+            );
+        }
+        if let Ok(resource) = DevcontainerResource::from_yaml_str(text) {
+            resources_loaded += 1;
+            assert!(resource.validate().is_ok(), "{name}");
+        }
+    }
+    assert!(tools >= 2 && devcontainers >= 2 && resources_loaded >= 1);
+}
