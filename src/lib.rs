@@ -132,4 +132,6 @@ mod guides {
     struct Budgets;
     #[doc = include_str!("../docs/scope-chain.md")]
     struct ScopeChain;
+    #[doc = include_str!("../docs/container-tools.md")]
+    struct ContainerTools;
 }

@@ -30,7 +30,11 @@ fn runs_a_container_when_a_daemon_answers() {
     let mut spec = RunSpec::new(
         format!("cleveragents-live-{}", std::process::id()),
         "alpine:3",
-        vec!["sh".into(), "-c".into(), "echo \"$GREETING\"; exit 3".into()],
+        vec![
+            "sh".into(),
+            "-c".into(),
+            "echo \"$GREETING\"; exit 3".into(),
+        ],
     );
     spec.env.insert("GREETING".into(), "hello; world".into());
     spec.timeout = Duration::from_secs(60);

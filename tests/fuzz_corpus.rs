@@ -296,7 +296,11 @@ fn container_specs_corpus() {
             tools += 1;
             assert!(spec.validate().is_ok(), "{name}");
             let json = serde_json::to_string(&spec).unwrap();
-            assert_eq!(ContainerToolSpec::from_json_str(&json).unwrap(), spec, "{name}");
+            assert_eq!(
+                ContainerToolSpec::from_json_str(&json).unwrap(),
+                spec,
+                "{name}"
+            );
             let resources = Arc::new(InMemoryResourceRegistry::new());
             for resource in spec.referenced_resources() {
                 resources.insert(resource, "/r");

@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use cleveragents::{AutomationProfile, BillingConfig, SafetyProfile};
+use cleveragents::{AutomationProfile, BillingConfig, ContainerToolSpec, SafetyProfile};
 
 fn check(file: &str, schema: &schemars::Schema) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -53,6 +53,14 @@ fn billing_config_schema_is_current() {
     check(
         "billing-config.schema.json",
         &schemars::schema_for!(BillingConfig),
+    );
+}
+
+#[test]
+fn container_tool_schema_is_current() {
+    check(
+        "container-tool.schema.json",
+        &schemars::schema_for!(ContainerToolSpec),
     );
 }
 
