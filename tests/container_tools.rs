@@ -305,3 +305,50 @@ fn the_executor_is_a_tool_runtime() {
     assert_eq!(defs.len(), 1);
     assert_eq!(defs[0].name.as_str(), "my-org/python-linter");
 }
+
+#[test]
+fn concurrent_registration_execution_and_session_stops_stay_consistent() {
+    use cleveragents::SessionId;
+    let fake = FakeRuntime::new();
+    let ex = Arc::new(executor(
+        &fake,
+        ExecutorConfig::default().cleanup(CleanupMode::Never),
+    ));
+    let sessions: Vec<SessionId> = (0..4).map(|_| SessionId::new()).collect();
+    std::thread::scope(|scope| {
+        for (t, session) in sessions.iter().enumerate() {
+            let ex = ex.clone();
+            scope.spawn(move || {
+                for i in 0..25 {
+                    ex.register(tool_yaml(&format!("t{t}/tool-{i}"), 10))
+                        .unwrap();
+                    let run = ex
+                        .execute(
+                            &ToolInvocation::new(name(&format!("t{t}/tool-{i}")))
+                                .in_session(*session),
+                        )
+                        .unwrap();
+                    assert!(!run.removed);
+                    if i % 5 == 4 {
+                        assert!(ex.stop_session(*session).is_empty());
+                    }
+                }
+            });
+        }
+    });
+    // Every session stopped after its last call: nothing is kept anywhere.
+    assert!(ex.kept_containers().is_empty());
+    assert!(fake.live_containers().is_empty());
+    assert_eq!(ex.definitions().len(), 1 + 4 * 25);
+}
+
+#[test]
+fn tool_definitions_reach_the_engine_with_their_unsafe_flag() {
+    let spec = ContainerToolSpec::from_yaml_str(
+        "name: a/rm\ntype: container-tool\nimage: alpine\ncommand: [rm]\nunsafe: true\n",
+    )
+    .unwrap();
+    let call = cleveragents::ToolCall::for_tool(&spec.definition());
+    assert_eq!(call.tool_name, "a/rm");
+    assert!(call.is_unsafe);
+}

@@ -136,6 +136,31 @@ fn the_resource_declaration() {
     std::fs::write(dir.join(".devcontainer/devcontainer.json"), DEVCONTAINER).unwrap();
     let loaded = r.load(&dir).unwrap();
     assert_eq!(loaded.remote_user.as_deref(), Some("vscode"));
+    // Applied to an executor, every tool then runs in the devcontainer's image.
+    let fake = FakeRuntime::new();
+    let ex = executor(&fake, CleanupMode::Always);
+    let applied = ex.apply_devcontainer_resource(&r, &dir).unwrap();
+    assert_eq!(applied.unsupported_keys, ["features", "forwardPorts"]);
+    ex.execute(&ToolInvocation::new("my-org/test".parse().unwrap()))
+        .unwrap();
+    assert_eq!(
+        runs(&fake)[0].image,
+        "mcr.example/devcontainers/python:3.12"
+    );
+    let unused = DevcontainerResource::from_yaml_str(
+        "name: d\ntype: devcontainer-instance\ndevcontainer_path: .devcontainer/devcontainer.json\n",
+    )
+    .unwrap();
+    let fake = FakeRuntime::new();
+    let ex = executor(&fake, CleanupMode::Always);
+    ex.apply_devcontainer_resource(&unused, &dir).unwrap();
+    ex.execute(&ToolInvocation::new("my-org/test".parse().unwrap()))
+        .unwrap();
+    assert_eq!(
+        runs(&fake)[0].image,
+        "python:3.12-slim",
+        "use_for_tools is off"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(matches!(
         r.load(&dir),

@@ -287,6 +287,31 @@ impl ContainerToolExecutor {
         }));
     }
 
+    /// Applies a `devcontainer-instance` resource of the project rooted at
+    /// `project_root`: loads its `devcontainer.json` and, when the resource
+    /// says `use_for_tools: true`, runs every tool inside it. Returns the
+    /// loaded configuration (its `unsupported_keys` are worth reporting).
+    ///
+    /// # Errors
+    /// [`ContainerToolError`] when the resource is invalid or the file cannot
+    /// be read or parsed; the executor is then unchanged.
+    pub fn apply_devcontainer_resource(
+        &self,
+        resource: &super::devcontainer::DevcontainerResource,
+        project_root: &std::path::Path,
+    ) -> Result<DevcontainerConfig, ContainerToolError> {
+        resource.validate()?;
+        let config = resource.load(project_root)?;
+        if resource.use_for_tools {
+            let file = project_root.join(&resource.devcontainer_path);
+            let dir = file
+                .parent()
+                .map_or_else(|| project_root.to_path_buf(), std::path::Path::to_path_buf);
+            self.use_devcontainer(config.clone(), dir);
+        }
+        Ok(config)
+    }
+
     /// Stops running tools in a devcontainer.
     pub fn clear_devcontainer(&self) {
         *self.devcontainer.write() = None;

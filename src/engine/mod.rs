@@ -199,6 +199,17 @@ impl ToolCall {
             ..Self::default()
         }
     }
+
+    /// A free call of the tool `definition` describes, carrying its `unsafe`
+    /// flag so guards and safety profiles see it.
+    #[must_use]
+    pub fn for_tool(definition: &crate::tool::ToolDefinition) -> Self {
+        Self {
+            tool_name: definition.name.to_string(),
+            is_unsafe: definition.is_unsafe,
+            ..Self::default()
+        }
+    }
 }
 
 /// What a human must approve before a waiting plan goes on.
