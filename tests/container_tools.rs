@@ -352,3 +352,21 @@ fn tool_definitions_reach_the_engine_with_their_unsafe_flag() {
     assert_eq!(call.tool_name, "a/rm");
     assert!(call.is_unsafe);
 }
+
+#[test]
+fn a_nul_in_an_argument_is_refused_before_anything_runs() {
+    let fake = FakeRuntime::new();
+    let ex = executor(&fake, ExecutorConfig::default());
+    let err = ex
+        .execute(
+            &ToolInvocation::new(name("my-org/python-linter"))
+                .arg("ok")
+                .arg("a\0b"),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, ContainerToolError::Invalid { field, .. } if field == "args[1]"),
+        "{err}"
+    );
+    assert!(fake.calls().is_empty());
+}

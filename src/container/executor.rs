@@ -457,6 +457,13 @@ impl ContainerToolExecutor {
             step,
             source,
         };
+        // A bad call is refused before anything is pulled or built.
+        if let Some((i, _)) = call.args.iter().enumerate().find(|(_, a)| a.contains('\0')) {
+            return Err(ContainerToolError::Invalid {
+                field: format!("args[{i}]"),
+                message: "contains a NUL byte".to_owned(),
+            });
+        }
         let mut steps = Vec::with_capacity(5);
         let dc = self.devcontainer.read().clone();
 
@@ -482,12 +489,6 @@ impl ContainerToolExecutor {
         }
         let mut command = spec.command.clone();
         command.extend(call.args.iter().cloned());
-        if let Some((i, _)) = call.args.iter().enumerate().find(|(_, a)| a.contains('\0')) {
-            return Err(ContainerToolError::Invalid {
-                field: format!("args[{i}]"),
-                message: "contains a NUL byte".to_owned(),
-            });
-        }
         let mut env = dc
             .as_ref()
             .map(|d| d.config.container_env.clone())
