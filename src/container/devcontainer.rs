@@ -194,15 +194,6 @@ enum RawMount {
     },
 }
 
-/// Default container folder for the workspace, as devcontainer tools use.
-fn default_workspace_folder(root: &Path) -> String {
-    let base = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    format!("/workspaces/{base}")
-}
-
 struct Vars<'a> {
     local: &'a str,
     basename: String,
@@ -296,15 +287,17 @@ impl DevcontainerConfig {
         }
         let workspace_folder = raw.workspace_folder.clone();
         let local = project_root.to_string_lossy();
+        let basename = project_root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let vars = Vars {
             local: &local,
-            basename: project_root
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            // Devcontainer tools default the container folder to /workspaces/<basename>.
             container: workspace_folder
                 .clone()
-                .unwrap_or_else(|| default_workspace_folder(project_root)),
+                .unwrap_or_else(|| format!("/workspaces/{basename}")),
+            basename,
         };
         let mut mounts = Vec::with_capacity(raw.mounts.len());
         for (i, mount) in raw.mounts.iter().enumerate() {
@@ -456,14 +449,14 @@ mod tests {
 
     #[test]
     fn comments_and_trailing_commas() {
-        let text = "{\n  // a comment, with \"quotes\"\n  \"a\": [1, 2,],\n  /* block\n  */ \"b\": \"x // not a comment,}\",\n}\n";
+        let text = "{\n  // a comment, with \"quotes\"\n  \"a\": [1, 2,],\n  /* block\n  */ \"b\": \"x // not a comment,\u{7d}\",\n}\n";
         let json = strip_jsonc(text).unwrap();
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(v["a"], serde_json::json!([1, 2]));
-        assert_eq!(v["b"], "x // not a comment,}");
+        assert_eq!(v["b"], "x // not a comment,\u{7d}");
         assert_eq!(json.lines().count(), text.lines().count());
-        assert!(strip_jsonc("{ /* open").is_err());
-        assert!(strip_jsonc("{ \"open").is_err());
+        assert!(strip_jsonc("[ /* open").is_err());
+        assert!(strip_jsonc("[ \"open").is_err());
         // A comma followed by a comment then a brace still trails.
         let v: serde_json::Value =
             serde_json::from_str(&strip_jsonc("[1, // c\n]").unwrap()).unwrap();
